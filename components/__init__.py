@@ -1,0 +1,1 @@
+"""Reusable Streamlit render functions and cached engine factories."""

@@ -1,0 +1,147 @@
+"""CLI commands for documents: ingest, kb list / delete-doc / drop, search, bootstrap."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from engine.cli.common import emit, settings_from, table
+from engine.ingest import Ingestor
+from engine.store import MODES, KnowledgeBaseStore, make_filters
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
+
+
+def register(sub, parent: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("ingest", parents=[parent], help="add files or folders to a knowledge base")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--kb", required=True, help="knowledge base name (created when missing)")
+    p.add_argument("--title", help="title for every file in this run")
+    p.add_argument("--update-date", help="ISO date for every file in this run")
+    p.add_argument("--authority", type=int, help="authority 1-5 for every file in this run")
+    p.add_argument("--doc-type", help="document type for every file in this run")
+    p.set_defaults(handler=cmd_ingest)
+
+    kb = sub.add_parser("kb", help="list knowledge bases, delete documents, drop a base")
+    kb_sub = kb.add_subparsers(dest="kb_command", required=True, metavar="ACTION")
+    p = kb_sub.add_parser("list", parents=[parent], help="knowledge bases and their documents")
+    p.add_argument("--kb", help="only this knowledge base")
+    p.set_defaults(handler=cmd_kb_list)
+    p = kb_sub.add_parser("delete-doc", parents=[parent], help="remove a document and all its chunks")
+    p.add_argument("doc_id", metavar="DOC_ID")
+    p.add_argument("--kb", required=True)
+    p.set_defaults(handler=cmd_delete_doc)
+    p = kb_sub.add_parser("drop", parents=[parent], help="delete a whole knowledge base")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--yes", action="store_true", help="confirm the drop")
+    p.set_defaults(handler=cmd_drop)
+
+    p = sub.add_parser("search", parents=[parent], help="search a knowledge base")
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--kb", action="append", help="knowledge base (repeat for several; default: all)")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--since", help="only documents updated on or after YYYY-MM-DD")
+    p.add_argument("--until", help="only documents updated on or before YYYY-MM-DD")
+    p.add_argument("--doc-type", help="only this document type")
+    p.add_argument("--min-authority", type=int, help="only sources with at least this authority (1-5)")
+    p.set_defaults(handler=cmd_search)
+
+    p = sub.add_parser("bootstrap", parents=[parent], help="index sample_docs/ when the store is empty")
+    p.add_argument("--sample-dir", default=str(SAMPLE_DIR))
+    p.set_defaults(handler=cmd_bootstrap)
+
+
+def _store(args) -> KnowledgeBaseStore:
+    return KnowledgeBaseStore(settings_from(args))
+
+
+def _render_ingest(payload: dict) -> str:
+    rows = [dict(f, detail=f["reason"] or f"{f['chunks']} chunks") for f in payload["files"]]
+    summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items())
+    return table(rows, ["status", "name", "doc_id", "detail"], {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}"
+
+
+def cmd_ingest(args) -> int:
+    caller = {k: v for k, v in {"title": args.title, "update_date": args.update_date, "authority": args.authority,
+                                "doc_type": args.doc_type}.items() if v is not None}
+    report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller)
+    emit(args, report.to_dict(), _render_ingest)
+    return 0
+
+
+def cmd_kb_list(args) -> int:
+    store = _store(args)
+    names = [args.kb] if args.kb else store.knowledge_base_names()
+    infos = {i.name: i for i in store.list_knowledge_bases()}
+    bases = []
+    for name in names:
+        docs = store.list_documents(name)
+        info = infos[name].to_dict() if name in infos else {"name": name}
+        bases.append({**info, "documents": [d.to_dict() for d in docs]})
+
+    def render(payload: dict) -> str:
+        if not payload["knowledge_bases"]:
+            return "No knowledge bases yet. Add documents with: python -m engine ingest PATH --kb NAME"
+        out = []
+        for kb in payload["knowledge_bases"]:
+            out.append(f"== {kb['name']}: {len(kb['documents'])} documents, {kb.get('chunks', 0)} chunks")
+            out.append(table(kb["documents"], ["doc_id", "title", "file_name", "update_date", "chunks"], {"title": 50}))
+        return "\n\n".join(out)
+
+    emit(args, {"knowledge_bases": bases}, render)
+    return 0
+
+
+def cmd_delete_doc(args) -> int:
+    removed = _store(args).delete_document(args.doc_id, args.kb)
+    payload = {"ok": True, "doc_id": args.doc_id, "knowledge_base": args.kb, "chunks_deleted": removed}
+    emit(args, payload, lambda p: f"Deleted {p['doc_id']} from {p['knowledge_base']} ({p['chunks_deleted']} chunks).")
+    return 0
+
+
+def cmd_drop(args) -> int:
+    from engine.errors import KnowledgeBaseError
+
+    if not args.yes:
+        raise KnowledgeBaseError(f"Dropping {args.name!r} deletes all its documents; repeat with --yes to confirm.")
+    _store(args).drop_knowledge_base(args.name)
+    emit(args, {"ok": True, "dropped": args.name}, lambda p: f"Dropped knowledge base {p['dropped']}.")
+    return 0
+
+
+def cmd_search(args) -> int:
+    filters = make_filters(doc_type=args.doc_type, since=args.since, until=args.until, min_authority=args.min_authority)
+    hits = _store(args).search(args.text, args.kb, mode=args.mode, k=args.k, filters=filters)
+    payload = {"query": args.text, "mode": args.mode, "k": args.k, "filters": filters.model_dump(mode="json"),
+               "results": [h.to_dict() for h in hits]}
+
+    def render(p: dict) -> str:
+        if not p["results"]:
+            return "No results."
+        rows = [dict(r, score=f"{r['score']:.4f}", text=" ".join(r["text"].split())) for r in p["results"]]
+        return table(rows, ["score", "knowledge_base", "title", "update_date", "page", "text"], {"title": 36, "text": 70})
+
+    emit(args, payload, render)
+    return 0
+
+
+def cmd_bootstrap(args) -> int:
+    store = _store(args)
+    sample = Path(args.sample_dir)
+    payload = {"indexed": False, "knowledge_bases": store.knowledge_base_names(), "reports": []}
+    if not store.knowledge_base_names():
+        ingestor = Ingestor(store)
+        for folder in sorted(p for p in sample.iterdir() if p.is_dir()):
+            report = ingestor.ingest_paths([folder], folder.name)
+            payload["reports"].append(report.to_dict())
+        payload["indexed"] = True
+        payload["knowledge_bases"] = store.knowledge_base_names()
+
+    def render(p: dict) -> str:
+        if not p["indexed"]:
+            return f"Store already has knowledge bases: {', '.join(p['knowledge_bases'])}."
+        return "\n".join(f"Indexed {r['knowledge_base']}: {r['summary']}" for r in p["reports"])
+
+    emit(args, payload, render)
+    return 0

@@ -1,0 +1,37 @@
+"""CLI: ``eval retrieval`` (and later ``eval review``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli.common import emit, settings_from, table
+from engine.evaluation.retrieval import evaluate_retrieval
+
+RETRIEVAL_MODES = ("vector", "keyword", "hybrid")
+DEFAULT_RETRIEVAL_MODE = "hybrid"
+
+
+def register(sub, parent: argparse.ArgumentParser) -> None:
+    ev = sub.add_parser("eval", help="measure retrieval or answer review on a dataset")
+    ev_sub = ev.add_subparsers(dest="eval_command", required=True, metavar="WHAT")
+    p = ev_sub.add_parser("retrieval", parents=[parent], help="recall/nDCG/MRR of a search mode on a corpus")
+    p.add_argument("--corpus", required=True, help="JSONL of {id, title, text}")
+    p.add_argument("--queries", required=True, help="JSONL of {id, text}")
+    p.add_argument("--qrels", required=True, help="TSV: qid docid score")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--mode", choices=RETRIEVAL_MODES, default=DEFAULT_RETRIEVAL_MODE)
+    p.add_argument("--per-query", action="store_true", help="include each query's ranking in the JSON")
+    p.set_defaults(handler=cmd_eval_retrieval)
+
+
+def cmd_eval_retrieval(args) -> int:
+    report = evaluate_retrieval(args.corpus, args.queries, args.qrels, k=args.k, mode=args.mode,
+                                settings=settings_from(args))
+    payload = report.to_dict(with_queries=args.per_query)
+
+    def render(p: dict) -> str:
+        keys = ["recall@5", "recall@10", "ndcg@10", "mrr@10", "p50_ms", "p95_ms"]
+        return f"mode={p['mode']} queries={p['queries']} chunks={p['chunks']}\n" + table([p], keys)
+
+    emit(args, payload, render)
+    return 0

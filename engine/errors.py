@@ -1,0 +1,35 @@
+"""The engine's error tree.
+
+Every message says what went wrong *and* what to do about it. Pages and the CLI
+catch :class:`EngineError` and show its message; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class for errors a user can act on."""
+
+
+class ConfigError(EngineError):
+    """A setting is missing or has an invalid value."""
+
+
+class DocumentError(EngineError):
+    """A file cannot be ingested (wrong type, empty, encrypted, too large...)."""
+
+
+class KnowledgeBaseError(EngineError):
+    """A knowledge base or document does not exist or cannot be changed."""
+
+
+class SearchError(EngineError):
+    """A search request is invalid (unknown mode, bad filter value...)."""
+
+
+class ProviderError(EngineError):
+    """A language-model provider failed or is not configured."""
+
+
+class MissingKeyError(ProviderError):
+    """The provider needs an API key that is not set."""

@@ -1,0 +1,277 @@
+"""Ingest files into a knowledge base: parse, describe, chunk, embed and write.
+
+Every file gets a status: ``added``, ``unchanged`` (same content hash), ``replaced``
+(changed content; old chunks removed in the same commit) or ``rejected`` with a reason.
+A rejected file writes nothing; the rest of the batch proceeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.config import Settings
+from engine.documents.chunking import chunk_sections
+from engine.documents.metadata import is_sidecar, read_sidecar, resolve_metadata
+from engine.documents.detect import format_for_name
+from engine.documents.parsers import parse_bytes
+from engine.documents.types import Chunk, DocumentMetadata, ParsedFile, Section
+from engine.errors import DocumentError, EngineError
+from engine.store.knowledge_bases import KnowledgeBaseStore
+from engine.store.schema import check_doc_id, check_kb_name
+
+Status = Literal["added", "unchanged", "replaced", "rejected"]
+FLUSH_CHUNKS = 2048  # chunks embedded and written per commit
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What happened to one file."""
+
+    name: str
+    status: Status
+    doc_id: str | None = None
+    title: str | None = None
+    chunks: int = 0
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class IngestReport:
+    knowledge_base: str
+    files: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, status: Status) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def chunks_written(self) -> int:
+        return sum(f.chunks for f in self.files if f.status in ("added", "replaced"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "knowledge_base": self.knowledge_base,
+            "files": [f.to_dict() for f in self.files],
+            "summary": {s: self.count(s) for s in ("added", "unchanged", "replaced", "rejected")},
+            "chunks_written": self.chunks_written,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """A document ready to be chunked: its identity, text and metadata."""
+
+    name: str
+    doc_id: str
+    parsed: ParsedFile
+    metadata: DocumentMetadata
+    content_hash: str
+
+
+def make_doc_id(kb: str, file_name: str) -> str:
+    """Stable id from the knowledge base and file name: a readable slug plus a short hash."""
+    stem = re.sub(r"[^a-z0-9]+", "-", Path(file_name).stem.lower()).strip("-")[:48] or "doc"
+    digest = hashlib.sha1(f"{kb}/{file_name}".encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
+
+
+def content_hash(data: bytes, metadata: DocumentMetadata, settings: Settings) -> str:
+    """Hash of the bytes, the metadata and the chunking settings: any change means re-ingest."""
+    h = hashlib.sha256(data)
+    meta = {k: (str(v) if v is not None else None) for k, v in metadata.__dict__.items()}
+    h.update(json.dumps(meta, sort_keys=True).encode())
+    h.update(f"{settings.chunk_size}/{settings.chunk_overlap}/{settings.embedding_model}".encode())
+    return h.hexdigest()
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Files named, plus the files inside named folders (recursively), skipping sidecars and hidden files."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and not child.name.startswith(".") and not is_sidecar(child):
+                    found.append(child)
+        else:
+            found.append(path)
+    return found
+
+
+class Ingestor:
+    """Ingest files or in-memory uploads into one knowledge base at a time."""
+
+    def __init__(self, store: KnowledgeBaseStore, settings: Settings | None = None) -> None:
+        self.store = store
+        self.settings = settings or store.settings
+
+    # -- public entry points -------------------------------------------------
+    def ingest_paths(
+        self, paths: Iterable[str | Path], kb: str, metadata: Mapping[str, Any] | None = None,
+        progress: Callable[[FileResult], None] | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders from disk; sidecar metadata is read next to each file."""
+        items = []
+        for path in expand_paths(paths):
+            try:
+                sidecar = read_sidecar(path)
+            except DocumentError as exc:
+                items.append((path.name, exc, {}))
+                continue
+            items.append((path.name, path, sidecar))
+        return self._ingest(items, kb, metadata, progress)
+
+    def ingest_bytes(
+        self, files: Sequence[tuple[str, bytes]], kb: str, metadata: Mapping[str, Any] | None = None,
+        progress: Callable[[FileResult], None] | None = None,
+    ) -> IngestReport:
+        """Ingest uploaded files given as (file name, bytes)."""
+        return self._ingest([(name, data, {}) for name, data in files], kb, metadata, progress)
+
+    def ingest_records(self, records: Iterable[Mapping[str, Any]], kb: str) -> IngestReport:
+        """Ingest text records ``{"id", "title", "text", ...metadata}`` (e.g. an evaluation corpus)."""
+        docs, results = [], []
+        for record in records:
+            name = str(record.get("id", ""))
+            try:
+                doc_id = check_doc_id(name)
+                text = str(record.get("text") or "").strip()
+                if not text:
+                    raise DocumentError("The record has no text.")
+                parsed = ParsedFile("txt", (Section(text),), title_hint=record.get("title"))
+                caller = {k: v for k, v in record.items() if k not in ("id", "text")}
+                meta = resolve_metadata(name, parsed, kb, caller=caller)
+                docs.append(SourceDoc(name, doc_id, parsed, meta, content_hash(text.encode(), meta, self.settings)))
+            except EngineError as exc:
+                results.append(FileResult(name, "rejected", reason=str(exc)))
+        report = self._write(docs, kb, None)
+        report.files[:0] = results
+        return report
+
+    # -- internals ------------------------------------------------------------
+    def _prepare(self, name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
+                 caller: Mapping[str, Any] | None) -> SourceDoc:
+        format_for_name(name)
+        if isinstance(source, Path):
+            if not source.is_file():
+                raise DocumentError(f"{source} does not exist or is not a file; check the path.")
+            size = source.stat().st_size
+        else:
+            size = len(source)
+        if size > self.settings.max_file_bytes:
+            raise DocumentError(
+                f"The file is {size / 1_048_576:.1f} MB, over the {self.settings.max_file_mb:g} MB limit; "
+                "split it or raise WORKBENCH_MAX_FILE_MB."
+            )
+        data = source.read_bytes() if isinstance(source, Path) else source
+        parsed = parse_bytes(name, data, self.settings.text_fallback_encoding)
+        meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
+        return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, self.settings))
+
+    def _ingest(self, items, kb: str, caller, progress) -> IngestReport:
+        check_kb_name(kb)
+        docs: list[SourceDoc] = []
+        rejected: list[FileResult] = []
+        for name, source, sidecar in items:
+            try:
+                if isinstance(source, Exception):
+                    raise source
+                docs.append(self._prepare(name, source, sidecar, kb, caller))
+            except EngineError as exc:
+                result = FileResult(name, "rejected", reason=str(exc))
+                rejected.append(result)
+                if progress:
+                    progress(result)
+        report = self._write(docs, kb, progress)
+        report.files[:0] = rejected
+        return report
+
+    def _write(self, docs: list[SourceDoc], kb: str, progress) -> IngestReport:
+        started = datetime.now(timezone.utc)
+        report = IngestReport(kb)
+        known = self.store.document_hashes(kb)
+        pending: list[tuple[SourceDoc, list[Chunk], Status]] = []
+        pending_chunks = 0
+        seen: set[str] = set()
+        for doc in docs:
+            if doc.doc_id in seen:
+                result = FileResult(doc.name, "rejected", doc.doc_id, reason="The same file name appears twice in this batch.")
+                report.files.append(result)
+                continue
+            seen.add(doc.doc_id)
+            if known.get(doc.doc_id) == doc.content_hash:
+                result = FileResult(doc.name, "unchanged", doc.doc_id, doc.metadata.title,
+                                    self.store.count_chunks(kb, doc.doc_id))
+                report.files.append(result)
+                if progress:
+                    progress(result)
+                continue
+            chunks = chunk_sections(doc.parsed.sections, self.settings.chunk_size, self.settings.chunk_overlap)
+            pending.append((doc, chunks, "replaced" if doc.doc_id in known else "added"))
+            pending_chunks += len(chunks)
+            if pending_chunks >= FLUSH_CHUNKS:
+                self._flush(pending, kb, report, progress)
+                pending, pending_chunks = [], 0
+        self._flush(pending, kb, report, progress)
+        report.seconds = (datetime.now(timezone.utc) - started).total_seconds()
+        return report
+
+    def _flush(self, pending, kb: str, report: IngestReport, progress) -> None:
+        if not pending:
+            return
+        texts = [search_text(doc.metadata, c.text) for doc, chunks, _ in pending for c in chunks]
+        vectors = self.store.embedder.encode(texts)
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        rows, i = [], 0
+        for doc, chunks, _ in pending:
+            for chunk in chunks:
+                rows.append(chunk_row(doc, chunk, texts[i], vectors[i], now))
+                i += 1
+        replaced = [doc.doc_id for doc, _, status in pending if status == "replaced"]
+        self.store.write_documents(kb, rows, replace_doc_ids=replaced)
+        for doc, chunks, status in pending:
+            result = FileResult(doc.name, status, doc.doc_id, doc.metadata.title, len(chunks))
+            report.files.append(result)
+            if progress:
+                progress(result)
+
+
+def search_text(meta: DocumentMetadata, text: str) -> str:
+    """What is embedded and keyword-indexed: the title gives every chunk its document's context."""
+    return f"{meta.title}\n{text}"
+
+
+def chunk_row(doc: SourceDoc, chunk: Chunk, indexed: str, vector, now: str) -> dict[str, Any]:
+    meta = doc.metadata
+    return {
+        "chunk_id": f"{doc.doc_id}:{chunk.position:04d}",
+        "doc_id": doc.doc_id,
+        "knowledge_base": meta.knowledge_base,
+        "position": chunk.position,
+        "page": chunk.page,
+        "text": chunk.text,
+        "search_text": indexed,
+        "vector": vector.tolist(),
+        "title": meta.title,
+        "source": meta.source,
+        "update_date": meta.update_date.isoformat() if meta.update_date else None,
+        "authority": meta.authority,
+        "doc_type": meta.doc_type,
+        "series": meta.series,
+        "revision": meta.revision,
+        "file_name": doc.name,
+        "content_hash": doc.content_hash,
+        "ingested_at": now,
+        "extra": json.dumps(meta.extra, sort_keys=True),
+    }

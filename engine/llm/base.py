@@ -1,0 +1,106 @@
+"""The Provider protocol: chat with tools, in the shape of Anthropic's Messages API.
+
+Messages are plain dicts, ``{"role": "user" | "assistant", "content": str | list[block]}``,
+where a block is ``{"type": "text", "text": ...}``, ``{"type": "tool_use", "id", "name", "input"}``
+or ``{"type": "tool_result", "tool_use_id", "content", "is_error"?}``.
+A provider returns a :class:`ChatResponse` of content blocks, a stop reason and usage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, Sequence, runtime_checkable
+
+StopReason = Literal[
+    "end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal", "pause_turn", "model_context_window_exceeded"
+]
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+    type: Literal["text"] = "text"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ToolUseBlock:
+    id: str
+    name: str
+    input: dict[str, Any]
+    type: Literal["tool_use"] = "tool_use"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
+
+
+ContentBlock = TextBlock | ToolUseBlock
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as shown to the model: name, description and JSON Schema of its input.
+
+    ``strict=True`` asks providers that support it to guarantee the input matches the schema.
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    strict: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        if self.strict:
+            spec["strict"] = True
+        return spec
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    content: tuple[ContentBlock, ...]
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined, in order."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def to_message(self) -> Message:
+        """This response as an assistant message, to append to the conversation."""
+        return {"role": "assistant", "content": [b.to_dict() for b in self.content]}
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """Anything that can answer a chat turn, optionally calling tools."""
+
+    name: str
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        model: str | None = None,
+    ) -> ChatResponse:
+        """Answer one turn. ``tool_choice`` follows Anthropic: auto, any, or {"type":"tool","name":...}."""
+        ...

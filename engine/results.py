@@ -1,0 +1,161 @@
+"""Result objects passed between pipeline stages.
+
+All are frozen pydantic models, so they validate on construction and serialise
+with ``model_dump(mode="json")``. Field names follow ``DESIGN.md``.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Action = Literal["compare", "explain", "how_to", "list", "summarize", "lookup", "unknown"]
+SearchType = Literal["vector", "keyword", "hybrid"]
+IssueType = Literal["citation", "fact", "logic", "overconfidence", "format"]
+Status = Literal["success", "refused", "failure"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TimeConstraint(Frozen):
+    """A time window the question asks about; ``start``/``end`` are inclusive."""
+
+    text: str
+    start: date | None = None
+    end: date | None = None
+
+
+class QuantConstraint(Frozen):
+    """A quantitative ask: ``kind`` is count, amount, percentage, rate, average, min or max."""
+
+    text: str
+    kind: str
+
+
+class Constraints(Frozen):
+    time: TimeConstraint | None = None
+    source: str | None = None
+    quantitative: QuantConstraint | None = None
+
+
+class Entity(Frozen):
+    """An entity mentioned in the question; ``label`` is a spaCy label or a pattern name."""
+
+    text: str
+    label: str
+
+
+class Intent(Frozen):
+    """What Perception understood of a question."""
+
+    action: Action
+    entities: tuple[Entity, ...] = ()
+    constraints: Constraints = Field(default_factory=Constraints)
+    raw_query: str
+
+    @property
+    def entity_texts(self) -> list[str]:
+        return [e.text for e in self.entities]
+
+
+class SearchFilters(Frozen):
+    """Metadata filters shared by search and retrieval tasks (all optional)."""
+
+    doc_type: str | None = None
+    since: date | None = None
+    until: date | None = None
+    min_authority: int | None = Field(default=None, ge=1, le=5)
+    max_authority: int | None = Field(default=None, ge=1, le=5)
+
+
+class RetrievalTask(Frozen):
+    query: str
+    search_type: SearchType
+    knowledge_base: str
+    weight: float = Field(ge=0)
+    priority: int = 0
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    top_k: int = Field(default=10, ge=1, le=200)
+    reason: str = ""
+
+
+class EvidenceMeta(Frozen):
+    title: str
+    source: str = ""
+    update_date: date | None = None
+    authority: int = 3
+    doc_type: str = ""
+    page: int | None = None
+    series: str | None = None
+    revision: str | None = None
+    file_name: str = ""
+
+
+class Evidence(Frozen):
+    """One retrieved chunk, with its fused score and the tasks that found it."""
+
+    chunk_id: str
+    doc_id: str
+    knowledge_base: str
+    text: str
+    score: float
+    weight: float = 1.0
+    credibility: float = 0.0
+    scores: dict[str, float] = Field(default_factory=dict)
+    found_by: tuple[str, ...] = ()
+    metadata: EvidenceMeta
+
+
+class ReviewIssue(Frozen):
+    type: IssueType
+    description: str
+    location: str = ""
+
+
+class Correction(Frozen):
+    type: IssueType
+    original: str
+    corrected: str
+
+
+class Review(Frozen):
+    valid: bool
+    issues: tuple[ReviewIssue, ...] = ()
+    corrections: tuple[Correction, ...] = ()
+    confidence: float = Field(ge=0, le=1)
+    reasoning: str = ""
+
+
+class ValidationIssue(Frozen):
+    check: Literal["citation", "timeliness", "comparison"]
+    message: str
+    chunk_id: str | None = None
+
+
+class Validation(Frozen):
+    is_valid: bool
+    issues: tuple[ValidationIssue, ...] = ()
+    evidence_map: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class Answer(Frozen):
+    question: str
+    intent: Intent
+    tasks: tuple[RetrievalTask, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    draft: str = ""
+    reviews: tuple[Review, ...] = ()
+    revised: str = ""
+    final: str = ""
+    validation: Validation | None = None
+    status: Status
+    iterations: int = 0
+    timings: dict[str, float] = Field(default_factory=dict)
+    trace_id: str = ""
+    provider: str = ""
+    strategy_version: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)
