@@ -1,0 +1,240 @@
+"""Claude through the Anthropic Messages API, with native tool use.
+
+Retries (429, 529, 5xx, timeouts, dropped connections) and timeouts are the SDK's own;
+this module only shapes requests, converts replies to :mod:`engine.llm.base` types and
+turns SDK errors into :class:`~engine.errors.ProviderError` subclasses that say what to do.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Sequence
+
+import anthropic
+
+from engine.errors import ConfigError, MissingKeyError, ProviderError
+from engine.llm.base import ChatResponse, ContentBlock, Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from engine.llm.errors import (
+    InvalidKeyError,
+    ProviderCallError,
+    ProviderConnectionError,
+    ProviderRequestError,
+    ProviderServerError,
+    ProviderTimeoutError,
+    RateLimitedError,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+_OFFLINE_HINT = "or choose the offline provider"
+
+
+class AnthropicProvider:
+    """A :class:`~engine.llm.base.Provider` backed by Claude.
+
+    The key comes from ``api_key`` or, when that is not given, from ``ANTHROPIC_API_KEY``
+    at construction; it is handed to the SDK client and kept nowhere else. An injected
+    ``client`` is used as it is, with its own key, timeout and retry settings.
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60,
+        max_retries: int = 3,
+        client: anthropic.Anthropic | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ConfigError(f"Anthropic model id must be a non-empty string, got {model!r}; e.g. {DEFAULT_MODEL!r}.")
+        if timeout <= 0:
+            raise ConfigError(f"Anthropic timeout must be greater than 0 seconds, got {timeout}.")
+        if max_retries < 0:
+            raise ConfigError(f"Anthropic max_retries must be 0 or more, got {max_retries}.")
+        self.model = model.strip()
+        self.name = f"anthropic:{self.model}"
+        if client is None:
+            key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+            if not key or not key.strip():
+                raise MissingKeyError(f"{API_KEY_ENV} is not set: set it, {_OFFLINE_HINT}")
+            client = anthropic.Anthropic(api_key=key.strip(), timeout=timeout, max_retries=max_retries)
+        self._client = client
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds the client waits for a reply (read timeout), as configured on the client."""
+        return _seconds(self._client.timeout)
+
+    @property
+    def max_retries(self) -> int:
+        return self._client.max_retries
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(model={self.model!r}, timeout={self.timeout}, max_retries={self.max_retries})"
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        model: str | None = None,
+    ) -> ChatResponse:
+        """Answer one turn through ``messages.create``; SDK errors become ProviderError subclasses."""
+        used_model = model or self.model
+        params: dict[str, Any] = {
+            "model": used_model,
+            "max_tokens": max_tokens,
+            "messages": to_api_messages(messages),
+        }
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = [to_tool_param(tool) for tool in tools]
+        if tool_choice is not None:
+            params["tool_choice"] = dict(tool_choice)
+        log.debug("anthropic request: model=%s messages=%d tools=%d", used_model, len(params["messages"]), len(tools))
+        try:
+            reply = self._client.messages.create(**params)
+        except anthropic.APIError as exc:
+            raise map_api_error(exc, model=used_model, retries=self.max_retries, timeout=self.timeout) from exc
+        except ValueError as exc:  # the SDK refuses some requests before sending, e.g. huge non-streaming max_tokens
+            raise ProviderRequestError(
+                f"The Anthropic SDK refused the request before sending it ({exc}). "
+                f"Lower max_tokens (now {max_tokens}), or give the client an explicit timeout."
+            ) from exc
+        response = to_chat_response(reply)
+        log.debug(
+            "anthropic reply: model=%s stop=%s in=%d out=%d",
+            response.model,
+            response.stop_reason,
+            response.usage.input_tokens,
+            response.usage.output_tokens,
+        )
+        return response
+
+
+def to_api_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages as the API takes them; content blocks given as dataclasses become dicts."""
+    converted = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, (list, tuple)):
+            message = {**message, "content": [b.to_dict() if hasattr(b, "to_dict") else b for b in content]}
+        converted.append(dict(message))
+    return converted
+
+
+def to_tool_param(tool: ToolSpec) -> dict[str, Any]:
+    """A ToolSpec as an API tool definition; strict tools get a schema the API accepts for strict mode."""
+    if not tool.strict:
+        return tool.to_dict()
+    try:
+        schema = anthropic.transform_schema(tool.input_schema)
+    except (ValueError, TypeError) as exc:
+        raise ProviderRequestError(
+            f"Tool {tool.name!r} cannot be used in strict mode: {exc}. "
+            "Give every property a type, or pass the tool with strict=False."
+        ) from exc
+    return {"name": tool.name, "description": tool.description, "input_schema": schema, "strict": True}
+
+
+def to_chat_response(reply: Any) -> ChatResponse:
+    """Convert an SDK ``Message`` into a ChatResponse (text and tool_use blocks; others are dropped)."""
+    blocks: list[ContentBlock] = []
+    for block in reply.content:
+        if block.type == "text":
+            blocks.append(TextBlock(text=block.text))
+        elif block.type == "tool_use":
+            blocks.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
+        else:
+            log.debug("anthropic reply: dropped a %s block", block.type)
+    usage = Usage(input_tokens=reply.usage.input_tokens or 0, output_tokens=reply.usage.output_tokens or 0)
+    return ChatResponse(
+        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=usage, model=reply.model
+    )
+
+
+def map_api_error(exc: anthropic.APIError, *, model: str, retries: int, timeout: float | None) -> ProviderError:
+    """The ProviderError a user can act on, for an SDK error raised after the SDK's own retries."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        wait = f"within {timeout:g}s" if timeout else "in time"
+        return ProviderTimeoutError(
+            f"The Anthropic API did not answer {wait} (after {retries} retries). "
+            f"Retry, raise the timeout, lower max_tokens, {_OFFLINE_HINT}."
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = f": {cause}" if cause else ""
+        return ProviderConnectionError(
+            f"Could not reach the Anthropic API{detail} (after {retries} retries). "
+            f"Check the network connection and proxy settings, {_OFFLINE_HINT}."
+        )
+    if not isinstance(exc, anthropic.APIStatusError):
+        return ProviderCallError(f"Unexpected reply from the Anthropic API ({exc.message}). Retry, {_OFFLINE_HINT}.")
+
+    status, request_id = exc.status_code, exc.request_id
+    api_message = exc.api_message or (exc.body if isinstance(exc.body, str) else "") or exc.message
+    what = f"{exc.type}: {api_message}" if exc.type else api_message
+    ref = f" [request id {request_id}]" if request_id else ""
+
+    def make(cls: type[ProviderCallError], text: str) -> ProviderCallError:
+        return cls(text + ref, status_code=status, request_id=request_id)
+
+    if isinstance(exc, anthropic.AuthenticationError):
+        return make(
+            InvalidKeyError, f"The Anthropic API rejected the API key ({what}). Check {API_KEY_ENV}, {_OFFLINE_HINT}."
+        )
+    if isinstance(exc, anthropic.PermissionDeniedError):
+        return make(
+            InvalidKeyError,
+            f"The API key may not use this model or feature ({what}). Use a key with access, or another model.",
+        )
+    if isinstance(exc, anthropic.RateLimitError):
+        return make(
+            RateLimitedError,
+            f"The Anthropic API is rate limiting requests, still after {retries} retries ({what}). "
+            f"Retry later, send fewer requests at once, {_OFFLINE_HINT}.",
+        )
+    if isinstance(exc, anthropic.OverloadedError) or exc.type == "overloaded_error":
+        return make(
+            RateLimitedError,
+            f"The Anthropic API is overloaded, still after {retries} retries ({what}). Retry later, {_OFFLINE_HINT}.",
+        )
+    if isinstance(exc, anthropic.NotFoundError):
+        return make(
+            ProviderRequestError,
+            f"The Anthropic API does not know model {model!r} ({what}). "
+            f"Check the model id, e.g. 'anthropic:{DEFAULT_MODEL}'.",
+        )
+    if isinstance(exc, anthropic.ContentTooLargeError):
+        return make(
+            ProviderRequestError,
+            f"The request is too large for the Anthropic API ({what}). Send fewer or shorter evidence chunks.",
+        )
+    if isinstance(exc, anthropic.PaymentRequiredError):
+        return make(InvalidKeyError, f"The Anthropic account cannot pay for this request ({what}). Check billing.")
+    if status >= 500:
+        return make(
+            ProviderServerError,
+            f"The Anthropic API failed with a server error {status}, still after {retries} retries ({what}). "
+            f"Retry later, {_OFFLINE_HINT}.",
+        )
+    return make(
+        ProviderRequestError,
+        f"The Anthropic API rejected the request with {status} ({what}). "
+        "Fix the request (model, messages, tools, max_tokens) and retry.",
+    )
+
+
+def _seconds(timeout: Any) -> float | None:
+    """A client timeout (number, httpx2.Timeout or None) as read-timeout seconds."""
+    if timeout is None or isinstance(timeout, (int, float)):
+        return timeout
+    return getattr(timeout, "read", None)
