@@ -1,0 +1,101 @@
+"""The retrieval Strategy: routing, weights, fan-out, top_k and the credibility formula.
+
+A Strategy is plain data that users tune live; :mod:`engine.orchestration.router` turns it
+plus an Intent into retrieval tasks, and :mod:`engine.retrieval.credibility` scores evidence with it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine.results import SearchType
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RouteRule(_Model):
+    """Send questions whose source constraint or text matches ``pattern`` to ``knowledge_bases`` first."""
+
+    pattern: str = Field(description="case-insensitive regular expression on the source constraint and question")
+    knowledge_bases: tuple[str, ...]
+    exclusive: bool = Field(default=False, description="search only these bases when the rule matches")
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        import re
+
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern {value!r} is not a valid regular expression: {exc}") from None
+        return value
+
+
+class ConstraintWeights(_Model):
+    """Multipliers applied to the tasks each rule creates."""
+
+    time: float = Field(default=1.3, ge=0, le=5)
+    quantitative: float = Field(default=1.1, ge=0, le=5)
+    entity: float = Field(default=0.9, ge=0, le=5)
+    source: float = Field(default=1.2, ge=0, le=5)
+
+
+class CredibilityFormula(_Model):
+    """credibility = task * w_task + authority * w_authority + recency * w_recency (weights sum to 1)."""
+
+    w_task: float = Field(default=0.3, ge=0, le=1)
+    w_authority: float = Field(default=0.4, ge=0, le=1)
+    w_recency: float = Field(default=0.3, ge=0, le=1)
+    half_life_days: int = Field(default=730, ge=1, le=36500, description="age at which recency halves")
+    unknown_date_recency: float = Field(default=0.3, ge=0, le=1)
+    relevance_share: float = Field(
+        default=0.6, ge=0, le=1, description="share of the final score from fused relevance (rest: credibility)"
+    )
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> "CredibilityFormula":
+        total = self.w_task + self.w_authority + self.w_recency
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"w_task + w_authority + w_recency must be 1 (got {total:.3f})")
+        return self
+
+
+class Strategy(_Model):
+    """Everything the router and the fusion step need; versioned by StrategyStore."""
+
+    name: str = "default"
+    description: str = ""
+    base_search_type: SearchType = "hybrid"
+    search_weights: dict[SearchType, float] = Field(
+        default_factory=lambda: {"vector": 1.0, "keyword": 0.8, "hybrid": 1.2}
+    )
+    constraint_weights: ConstraintWeights = Field(default_factory=ConstraintWeights)
+    routes: tuple[RouteRule, ...] = (
+        RouteRule(pattern=r"\b(AMM|CMM|IPC|FIM|TSM|manual|service bulletin|SB)\b", knowledge_bases=("manuals",)),
+        RouteRule(pattern=r"\b(FAA|EASA|CAA|regulation|rule|directive|AD|Part[- ]?\d+|AC)\b",
+                  knowledge_bases=("regulations",)),
+        RouteRule(pattern=r"\b(FAQ|forum|shop note)\b", knowledge_bases=("faq",)),
+    )
+    default_knowledge_bases: tuple[str, ...] = Field(
+        default=(), description="bases searched by default, in order; empty means every base"
+    )
+    regulations_kb: str = "regulations"
+    entity_fanout_limit: int = Field(default=3, ge=0, le=10)
+    top_k: int = Field(default=8, ge=1, le=100)
+    max_evidence: int = Field(default=8, ge=1, le=50)
+    context_chars: int = Field(default=6000, ge=500, le=100_000)
+    rrf_k: int = Field(default=60, ge=1, le=1000)
+    credibility: CredibilityFormula = Field(default_factory=CredibilityFormula)
+
+    @field_validator("search_weights")
+    @classmethod
+    def _all_types(cls, value: dict) -> dict:
+        missing = {"vector", "keyword", "hybrid"} - set(value)
+        if missing:
+            raise ValueError(f"search_weights needs a weight for {sorted(missing)}")
+        if any(w < 0 or w > 5 for w in value.values()):
+            raise ValueError("search weights must be between 0 and 5")
+        return value

@@ -1,0 +1,150 @@
+"""Run retrieval tasks concurrently, fuse them by weighted reciprocal rank and credibility, fit a budget."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import date
+
+from engine.documents.chunking import split_sentences
+from engine.orchestration.strategy import Strategy
+from engine.results import Evidence, EvidenceMeta, Intent, RetrievalTask
+from engine.retrieval.credibility import credibility
+from engine.store import KnowledgeBaseStore, SearchHit
+
+MIN_SHARE_CHARS = 240
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    """What one task returned and how long it took."""
+
+    task: RetrievalTask
+    hits: tuple[SearchHit, ...]
+    ms: float
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    evidence: tuple[Evidence, ...]
+    runs: tuple[TaskRun, ...]
+    candidates: int
+    dropped_for_budget: int
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def task_label(index: int, task: RetrievalTask) -> str:
+    return f"T{index + 1}:{task.search_type}@{task.knowledge_base}"
+
+
+class Retriever:
+    """Retrieval stage: tasks in, fused and budgeted Evidence out."""
+
+    def __init__(self, store: KnowledgeBaseStore, max_workers: int = 4, today: Callable[[], date] = date.today) -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self.store = store
+        self.max_workers = max_workers
+        self.today = today
+
+    def _search(self, task: RetrievalTask, vectors: dict[str, object]) -> TaskRun:
+        started = time.perf_counter()
+        try:
+            hits = self.store.search(task.query, task.knowledge_base, task.search_type, task.top_k, task.filters,
+                                     vector=vectors.get(task.query))
+            return TaskRun(task, tuple(hits), (time.perf_counter() - started) * 1000)
+        except Exception as exc:  # one failing task must not sink the others; the error is kept
+            return TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}")
+
+    def run(self, tasks: Sequence[RetrievalTask], intent: Intent, strategy: Strategy) -> RetrievalResult:
+        if not tasks:
+            raise ValueError("Retriever.run needs at least one task")
+        t0 = time.perf_counter()
+        queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")})
+        encoded = self.store.embedder.encode(queries) if queries else []
+        vectors = dict(zip(queries, encoded))
+        t1 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
+            runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
+        t2 = time.perf_counter()
+        evidence, candidates, dropped = self.fuse(runs, intent, strategy)
+        t3 = time.perf_counter()
+        timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000}
+        return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings)
+
+    # -- fusion ---------------------------------------------------------------
+    def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy) -> tuple[list[Evidence], int, int]:
+        """Weighted RRF over tasks, dedupe by chunk, blend with credibility, then fit the context budget."""
+        rrf: dict[str, float] = {}
+        best_weight: dict[str, float] = {}
+        hit_of: dict[str, SearchHit] = {}
+        scores: dict[str, dict[str, float]] = {}
+        found_by: dict[str, list[str]] = {}
+        for index, run in enumerate(runs):
+            label = task_label(index, run.task)
+            for rank, hit in enumerate(run.hits, start=1):
+                cid = hit.chunk_id
+                rrf[cid] = rrf.get(cid, 0.0) + run.task.weight / (strategy.rrf_k + rank)
+                best_weight[cid] = max(best_weight.get(cid, 0.0), run.task.weight)
+                hit_of.setdefault(cid, hit)
+                scores.setdefault(cid, {})[f"{label}:{hit.mode}"] = round(hit.score, 4)
+                found_by.setdefault(cid, []).append(label)
+        if not rrf:
+            return [], 0, 0
+        top_rrf = max(rrf.values())
+        max_weight = max(r.task.weight for r in runs) or 1.0
+        formula = strategy.credibility
+        window = intent.constraints.time
+        today = self.today()
+        ranked = []
+        for cid, fused in rrf.items():
+            hit = hit_of[cid]
+            update = date.fromisoformat(hit.update_date) if hit.update_date else None
+            cred = credibility(best_weight[cid], max_weight, hit.authority, update, formula, window, today)
+            relevance = fused / top_rrf
+            final = formula.relevance_share * relevance + (1 - formula.relevance_share) * cred
+            ranked.append((final, cid, cred, relevance, update))
+        ranked.sort(key=lambda r: (-r[0], r[1]))
+        chosen = ranked[: strategy.max_evidence]
+        budgets = allot_budget([c[2] for c in chosen], strategy.context_chars)
+        evidence = []
+        for (final, cid, cred, relevance, update), budget in zip(chosen, budgets):
+            hit = hit_of[cid]
+            text = fit_text(hit.text, budget)
+            evidence.append(Evidence(
+                chunk_id=cid, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=text,
+                score=round(final, 4), weight=best_weight[cid], credibility=cred,
+                scores={"rrf": round(rrf[cid], 6), "relevance": round(relevance, 4), **scores[cid]},
+                found_by=tuple(found_by[cid]),
+                metadata=EvidenceMeta(
+                    title=hit.title, source=hit.source or "", update_date=update, authority=hit.authority,
+                    doc_type=hit.doc_type or "", page=hit.page, series=hit.series, revision=hit.revision,
+                    file_name=hit.file_name or "",
+                ),
+            ))
+        return evidence, len(ranked), len(ranked) - len(chosen)
+
+
+def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:
+    """Split ``total_chars`` among evidence in proportion to credibility (each gets a useful minimum)."""
+    if not credibilities:
+        return []
+    floor = min(MIN_SHARE_CHARS, total_chars // len(credibilities))
+    spare = max(total_chars - floor * len(credibilities), 0)
+    weight_sum = sum(max(c, 0.01) for c in credibilities)
+    return [floor + int(spare * max(c, 0.01) / weight_sum) for c in credibilities]
+
+
+def fit_text(text: str, budget: int) -> str:
+    """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis)."""
+    if len(text) <= budget:
+        return text
+    kept = ""
+    for sentence in split_sentences(text):
+        if len(kept) + len(sentence) + 1 > budget:
+            break
+        kept = f"{kept} {sentence}".strip()
+    return (kept or text[: max(budget - 1, 1)].rstrip()) + " …"
