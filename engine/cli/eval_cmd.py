@@ -7,7 +7,7 @@ import argparse
 from engine.cli.common import emit, settings_from, table
 from engine.evaluation.retrieval import evaluate_retrieval
 
-RETRIEVAL_MODES = ("vector", "keyword", "hybrid")
+RETRIEVAL_MODES = ("vector", "keyword", "hybrid", "pipeline")
 DEFAULT_RETRIEVAL_MODE = "hybrid"
 
 
@@ -25,8 +25,13 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval_retrieval(args) -> int:
+    searcher = None
+    if args.mode == "pipeline":
+        from engine.evaluation.pipeline_search import pipeline_searcher
+
+        searcher = pipeline_searcher()
     report = evaluate_retrieval(args.corpus, args.queries, args.qrels, k=args.k, mode=args.mode,
-                                settings=settings_from(args))
+                                settings=settings_from(args), searcher=searcher)
     payload = report.to_dict(with_queries=args.per_query)
 
     def render(p: dict) -> str:
