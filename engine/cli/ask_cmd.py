@@ -1,0 +1,86 @@
+"""CLI: ``ask`` a question through the whole pipeline; ``traces list`` / ``traces show`` stored runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine.cli.common import emit, settings_from, table
+
+
+def register(sub, parent: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("ask", parents=[parent], help="answer a question with review and validation")
+    p.add_argument("question", metavar="QUESTION")
+    p.add_argument("--kb", action="append", help="knowledge base (repeat for several; default: strategy routes all)")
+    p.add_argument("--no-reflection", action="store_true", help="draft only, no review loop")
+    p.add_argument("--mode", choices=("dual", "single"), default="dual", help="separate reviewer or self-review")
+    p.add_argument("--max-rounds", type=int, default=2, help="review/revise rounds before refusing")
+    p.add_argument("--provider", default=None, help="offline | anthropic | anthropic:MODEL (default: by API key)")
+    p.add_argument("--strategy-version", default=None, help="strategy version (default: the active one)")
+    p.set_defaults(handler=cmd_ask)
+
+    tr = sub.add_parser("traces", help="stored pipeline runs")
+    tr_sub = tr.add_subparsers(dest="traces_command", required=True, metavar="ACTION")
+    p = tr_sub.add_parser("list", parents=[parent], help="newest runs first")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--status", choices=("success", "refused", "failure"))
+    p.set_defaults(handler=cmd_traces_list)
+    p = tr_sub.add_parser("show", parents=[parent], help="one run in full")
+    p.add_argument("trace_id", metavar="ID")
+    p.set_defaults(handler=cmd_traces_show)
+
+
+def render_answer(p: dict) -> str:
+    intent = p["intent"]
+    lines = [f"status: {p['status']}   iterations: {p['iterations']}   provider: {p['provider']}   "
+             f"trace: {p['trace_id']}",
+             f"intent: {intent['action']}  entities: {', '.join(e['text'] for e in intent['entities']) or '-'}  "
+             f"constraints: {json.dumps({k: v for k, v in intent['constraints'].items() if v})}", "", "tasks:"]
+    lines += [f"  [{t['priority']}] {t['search_type']:7} {t['knowledge_base']:12} w={t['weight']:<5} {t['reason']}"
+              for t in p["tasks"]]
+    lines += ["", "evidence:"]
+    lines += [f"  [{i}] {e['metadata']['title']} ({e['metadata']['update_date'] or 'unknown'}, "
+              f"authority {e['metadata']['authority']}) score={e['score']} cred={e['credibility']}"
+              for i, e in enumerate(p["evidence"], start=1)]
+    if p["draft"] and p["draft"] != p["final"]:
+        lines += ["", "draft:", p["draft"]]
+    for n, review in enumerate(p["reviews"], start=1):
+        issues = "; ".join(f"{i['type']}: {i['description']}" for i in review["issues"]) or "no issues"
+        lines.append(f"review {n}: valid={review['valid']} confidence={review['confidence']} - {issues}")
+    validation = p.get("validation") or {}
+    checks = "; ".join(i["message"] for i in validation.get("issues", [])) or "all checks passed"
+    lines += ["", f"validation: {checks}", "", "answer:", p["final"], "",
+              "timings (ms): " + ", ".join(f"{k}={v:.0f}" for k, v in p["timings"].items())]
+    return "\n".join(lines)
+
+
+def cmd_ask(args) -> int:
+    from engine.pipeline import AskOptions, Pipeline
+
+    options = AskOptions(
+        knowledge_bases=tuple(args.kb) if args.kb else None, reflection=not args.no_reflection, mode=args.mode,
+        max_rounds=args.max_rounds, provider=args.provider, strategy_version=args.strategy_version,
+    )
+    answer = Pipeline(settings_from(args)).run(args.question, options)
+    emit(args, answer.model_dump(mode="json"), render_answer)
+    return 0 if answer.status != "failure" else 1
+
+
+def cmd_traces_list(args) -> int:
+    from engine.tracing import TraceStore
+
+    runs = TraceStore(settings_from(args).data_dir).list(limit=args.limit, status=args.status)
+    payload = {"traces": [r.to_dict() for r in runs]}
+    emit(args, payload, lambda p: table(
+        [dict(r, total_ms=f"{r['total_ms']:.0f}") for r in p["traces"]],
+        ["trace_id", "created_at", "status", "iterations", "total_ms", "provider", "question"], {"question": 60},
+    ) if p["traces"] else "No runs yet. Ask something: python -m engine ask \"QUESTION\"")
+    return 0
+
+
+def cmd_traces_show(args) -> int:
+    from engine.tracing import TraceStore
+
+    payload = TraceStore(settings_from(args).data_dir).get(args.trace_id)
+    emit(args, payload, render_answer)
+    return 0

@@ -1,0 +1,25 @@
+"""Options for one pipeline run."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AskOptions(BaseModel):
+    """How to answer one question; every field has a sensible default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    knowledge_bases: tuple[str, ...] | None = Field(default=None, description="None: the strategy routes over all")
+    reflection: bool = True
+    mode: Literal["dual", "single"] = "dual"
+    max_rounds: int = Field(default=2, ge=0, le=6)
+    threshold: float = Field(default=0.9, ge=0, le=1)
+    provider: str | None = Field(default=None, description="provider id; None: anthropic with a key, else offline")
+    generator_model: str | None = None
+    reviewer_model: str | None = None
+    strategy_version: str | None = Field(default=None, description="None: the active version")
+    validation_retries: int = Field(default=1, ge=0, le=3)
+    rollout_bucket: str | None = Field(default=None, description="set by experiments: which arm this run was in")

@@ -1,0 +1,229 @@
+"""Pipeline: question -> perception -> orchestration -> retrieval -> draft/review -> validation -> Answer."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime, timezone
+from typing import Any
+
+from engine.config import Settings
+from engine.errors import EngineError, KnowledgeBaseError
+from engine.orchestration import StrategyRouter, StrategyStore
+from engine.orchestration.strategy import Strategy
+from engine.pipeline.options import AskOptions
+from engine.pipeline.replan import adjust_plan
+from engine.results import Answer, Intent, Validation
+from engine.retrieval import Retriever
+from engine.retrieval.retriever import RetrievalResult, task_label
+from engine.store import KnowledgeBaseStore
+from engine.tracing import RecordingTracer, TraceStore
+
+Progress = Callable[[str, dict[str, Any]], None]
+STAGES = ("perception", "orchestration", "retrieval", "reflection", "validation")
+
+
+class Pipeline:
+    """Answers questions over the knowledge bases and stores a trace of every run."""
+
+    def __init__(
+        self, settings: Settings, store: KnowledgeBaseStore | None = None, *, perception=None,
+        strategies: StrategyStore | None = None, traces: TraceStore | None = None, retriever: Retriever | None = None,
+        reflection_factory: Callable[..., Any] | None = None, validator=None, provider=None,
+        today: Callable[[], date] = date.today,
+    ) -> None:
+        from engine.perception import get_perception
+        from engine.reflection import build_reflection
+        from engine.validation import Validator
+
+        self.settings = settings
+        self.store = store or KnowledgeBaseStore(settings)
+        self.perception = perception or get_perception()
+        self.strategies = strategies or StrategyStore(settings.data_dir)
+        self.traces = traces or TraceStore(settings.data_dir)
+        self.retriever = retriever or Retriever(self.store, today=today)
+        self.reflection_factory = reflection_factory or build_reflection
+        self.validator = validator or Validator()
+        self.provider = provider  # an explicit Provider object (tests: ScriptedProvider)
+
+    # -- helpers --------------------------------------------------------------
+    def _provider_id(self, options: AskOptions) -> str:
+        if self.provider is not None:
+            return getattr(self.provider, "name", "custom")
+        if options.provider:
+            return options.provider
+        from engine.llm.registry import default_provider_id
+
+        return default_provider_id()
+
+    def _reflection(self, options: AskOptions, provider_id: str):
+        return self.reflection_factory(
+            provider_id, options.mode, generator_model=options.generator_model, reviewer_model=options.reviewer_model,
+            settings=self.settings, provider=self.provider, max_rounds=options.max_rounds, threshold=options.threshold,
+        )
+
+    # -- the run --------------------------------------------------------------
+    def run(self, question: str, options: AskOptions | None = None, progress: Progress | None = None) -> Answer:
+        """Answer ``question``; EngineErrors become a stored ``failure`` Answer, other errors are stored then raised."""
+        options = options or AskOptions()
+        notify = progress or (lambda stage, info: None)
+        tracer = RecordingTracer()
+        state: dict[str, Any] = {"trace_id": uuid.uuid4().hex[:16], "question": question, "started": time.perf_counter(),
+                                 "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        try:
+            answer = self._run(question, options, tracer, state, notify)
+        except EngineError as exc:
+            answer = self._failure(state, options, tracer, exc)
+            self.traces.save(self._payload(answer, state), error=str(exc))
+            notify("failure", {"error": str(exc)})
+            return answer
+        except Exception as exc:
+            failed = self._failure(state, options, tracer, exc)
+            self.traces.save(self._payload(failed, state), error=f"{type(exc).__name__}: {exc}")
+            raise
+        self.traces.save(self._payload(answer, state))
+        notify("done", {"status": answer.status})
+        return answer
+
+    def _run(self, question: str, options: AskOptions, tracer: RecordingTracer, state: dict, notify: Progress) -> Answer:
+        if not question or not question.strip():
+            raise EngineError("The question is empty; type a question about your documents.")
+        with tracer.span("perception"):
+            intent = self.perception.run(question)
+        state["intent"] = intent
+        notify("perception", {"intent": intent})
+
+        with tracer.span("orchestration"):
+            version, strategy = (options.strategy_version, self.strategies.load(options.strategy_version)) \
+                if options.strategy_version else self.strategies.active()
+            state["strategy_version"] = version
+            bases = list(options.knowledge_bases or self.store.knowledge_base_names())
+            if not bases:
+                raise KnowledgeBaseError("There are no knowledge bases yet; upload documents on the Documents page "
+                                         "or run `python -m engine ingest PATH --kb NAME`.")
+            for kb in bases:
+                if not self.store.exists(kb):
+                    raise KnowledgeBaseError(f"Knowledge base {kb!r} does not exist; pick one of "
+                                             f"{', '.join(self.store.knowledge_base_names())}.")
+            tasks = StrategyRouter(strategy, bases).run(intent)
+        state["tasks"] = tasks
+        notify("orchestration", {"tasks": tasks, "strategy_version": version})
+
+        provider_id = self._provider_id(options)
+        state["provider"] = provider_id
+        loop = self._reflection(options, provider_id)
+        attempts: list[dict[str, Any]] = []
+        while True:
+            with tracer.span("retrieval"):
+                retrieved = self.retriever.run(tasks, intent, strategy)
+            state["evidence"] = retrieved.evidence
+            notify("retrieval", {"evidence": retrieved.evidence, "runs": retrieved.runs})
+
+            with tracer.span("reflection"):
+                outcome = self._reflect(loop, question, retrieved, intent, options)
+            state["outcome"] = outcome
+            notify("reflection", {"outcome": outcome})
+
+            with tracer.span("validation"):
+                validation = self.validator.run(outcome["candidate"], retrieved.evidence, intent)
+            notify("validation", {"validation": validation})
+            attempts.append(self._attempt_record(tasks, retrieved, validation, outcome))
+            if validation.is_valid or outcome["status"] == "refused" or len(attempts) > options.validation_retries:
+                break
+            with tracer.span("orchestration"):
+                tasks, strategy, changes = adjust_plan(tasks, validation, intent, strategy)
+            attempts[-1]["changes"] = changes
+            state["tasks"] = tasks
+            notify("replan", {"changes": changes, "tasks": tasks})
+
+        status, final = outcome["status"], outcome["final"]
+        if status == "success" and not validation.is_valid:
+            status = "refused"
+            problems = "; ".join(i.message for i in validation.issues[:3])
+            final = (f"I could not verify this answer against the documents: {problems}. "
+                     "The unverified answer is kept in the trace.")
+        return Answer(
+            question=question, intent=intent, tasks=tuple(tasks), evidence=retrieved.evidence, draft=outcome["draft"],
+            reviews=outcome["reviews"], revised=outcome["revised"], final=final, validation=validation, status=status,
+            iterations=outcome["iterations"], timings=self._timings(tracer, state, outcome),
+            trace_id=state["trace_id"], provider=provider_id, strategy_version=state["strategy_version"],
+            extra={"reflection": options.reflection, "mode": options.mode, "attempts": attempts,
+                   "rounds": outcome["rounds"], "refusal_reason": outcome.get("refusal_reason"),
+                   "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved)},
+        )
+
+    def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions) -> dict:
+        evidence = retrieved.evidence
+        if not options.reflection:
+            started = time.perf_counter()
+            draft = loop.generator.draft(question, evidence, intent) if evidence else ""
+            ms = (time.perf_counter() - started) * 1000
+            if not evidence:
+                return {"draft": "", "reviews": (), "revised": "", "final": _NO_EVIDENCE, "candidate": "",
+                        "status": "refused", "iterations": 0, "rounds": [], "refusal_reason": "no evidence",
+                        "timings": {"draft": ms}}
+            return {"draft": draft, "reviews": (), "revised": draft, "final": draft, "candidate": draft,
+                    "status": "success", "iterations": 0, "rounds": [], "timings": {"draft": ms}}
+        result = loop.run(question, evidence, intent)
+        candidate = result.revised or result.draft
+        return {"draft": result.draft, "reviews": tuple(result.reviews), "revised": result.revised,
+                "final": result.final, "candidate": candidate, "status": result.status,
+                "iterations": result.iterations, "rounds": [_jsonable(r) for r in result.rounds],
+                "refusal_reason": result.refusal_reason, "timings": dict(result.timings)}
+
+    @staticmethod
+    def _attempt_record(tasks, retrieved: RetrievalResult, validation: Validation, outcome: dict) -> dict:
+        return {"tasks": len(tasks), "evidence": [e.chunk_id for e in retrieved.evidence],
+                "valid": validation.is_valid, "issues": [i.message for i in validation.issues],
+                "status": outcome["status"], "changes": []}
+
+    @staticmethod
+    def _task_runs(retrieved: RetrievalResult) -> list[dict[str, Any]]:
+        return [{"task": task_label(i, r.task), "hits": len(r.hits), "ms": round(r.ms, 2), "error": r.error}
+                for i, r in enumerate(retrieved.runs)]
+
+    @staticmethod
+    def _timings(tracer: RecordingTracer, state: dict, outcome: dict | None) -> dict[str, float]:
+        timings = tracer.timings()
+        for key, value in (outcome or {}).get("timings", {}).items():
+            timings[f"reflection.{key}"] = round(float(value), 2)
+        timings["total"] = round((time.perf_counter() - state["started"]) * 1000, 2)
+        return timings
+
+    def _failure(self, state: dict, options: AskOptions, tracer: RecordingTracer, exc: BaseException) -> Answer:
+        intent = state.get("intent") or Intent(action="unknown", raw_query=state["question"] or "")
+        outcome = state.get("outcome") or {}
+        message = str(exc) if isinstance(exc, EngineError) else f"Internal error ({type(exc).__name__}); see the trace."
+        return Answer(
+            question=state["question"] or "", intent=intent, tasks=tuple(state.get("tasks", ())),
+            evidence=tuple(state.get("evidence", ())), draft=outcome.get("draft", ""),
+            reviews=outcome.get("reviews", ()), revised=outcome.get("revised", ""), final=message, status="failure",
+            iterations=outcome.get("iterations", 0), timings=self._timings(tracer, state, outcome),
+            trace_id=state["trace_id"], provider=state.get("provider", ""),
+            strategy_version=state.get("strategy_version", ""),
+            extra={"reflection": options.reflection, "mode": options.mode, "error": message},
+        )
+
+    @staticmethod
+    def _payload(answer: Answer, state: dict) -> dict[str, Any]:
+        payload = answer.model_dump(mode="json")
+        payload["created_at"] = state["created_at"]
+        return payload
+
+
+_NO_EVIDENCE = "I found no evidence in the knowledge bases for this question, so I cannot answer it."
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return {k: _jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
