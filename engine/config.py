@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
     ann_index_min_rows: int = Field(
-        default=100_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
+        default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )
     text_fallback_encoding: str | None = Field(
         default=None,

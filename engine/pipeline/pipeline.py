@@ -33,18 +33,24 @@ class Pipeline:
         reflection_factory: Callable[..., Any] | None = None, validator=None, provider=None,
         today: Callable[[], date] = date.today,
     ) -> None:
-        from engine.perception import get_perception
-        from engine.reflection import build_reflection
-        from engine.validation import Validator
-
         self.settings = settings
         self.store = store or KnowledgeBaseStore(settings)
-        self.perception = perception or get_perception()
+        if perception is None:
+            from engine.perception import get_perception
+
+            perception = get_perception()
+        if reflection_factory is None:
+            from engine.reflection import build_reflection as reflection_factory
+        if validator is None:
+            from engine.validation import Validator
+
+            validator = Validator()
+        self.perception = perception
         self.strategies = strategies or StrategyStore(settings.data_dir)
         self.traces = traces or TraceStore(settings.data_dir)
         self.retriever = retriever or Retriever(self.store, today=today)
-        self.reflection_factory = reflection_factory or build_reflection
-        self.validator = validator or Validator()
+        self.reflection_factory = reflection_factory
+        self.validator = validator
         self.provider = provider  # an explicit Provider object (tests: ScriptedProvider)
 
     # -- helpers --------------------------------------------------------------
