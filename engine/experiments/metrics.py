@@ -1,0 +1,223 @@
+"""Per-answer records, per-arm metrics, and B - A differences with bootstrap confidence intervals.
+
+Rates (validation pass, refusal, failure) are over all answers; a failed run counts
+as not passing validation. Review issues, iterations and latency are over completed
+(non-failure) answers only, so a crash does not look like a fast, issue-free answer.
+Review issues are summed over every review round of an answer (none without reflection).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from engine.experiments.variants import ExperimentError
+from engine.results import Answer
+
+Stat = Literal["mean", "p50", "p95"]
+
+
+@dataclass(frozen=True)
+class AnswerRecord:
+    """What an experiment keeps of one Answer (the full run stays in the trace ``trace_id``)."""
+
+    index: int
+    arm: str
+    question: str
+    status: str
+    validation_passed: bool
+    review_issues: int
+    iterations: int
+    latency_ms: float | None
+    trace_id: str = ""
+    error: str | None = None
+
+    @classmethod
+    def from_answer(cls, index: int, arm: str, answer: Answer) -> AnswerRecord:
+        total = answer.timings.get("total")
+        error = str(answer.extra.get("error") or answer.final or "failure") if answer.status == "failure" else None
+        return cls(
+            index=index, arm=arm, question=answer.question, status=answer.status,
+            validation_passed=bool(answer.validation is not None and answer.validation.is_valid
+                                   and answer.status != "failure"),
+            review_issues=sum(len(review.issues) for review in answer.reviews), iterations=int(answer.iterations),
+            latency_ms=float(total) if total is not None else None, trace_id=answer.trace_id,
+            error=error,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AnswerRecord:
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """How one metric is computed from records: a per-answer value and a statistic over answers."""
+
+    name: str
+    label: str
+    value: Callable[[AnswerRecord], float]
+    stat: Stat = "mean"
+    completed_only: bool = False
+    better: Literal["higher", "lower"] = "lower"
+
+    def values(self, records: Sequence[AnswerRecord]) -> np.ndarray:
+        """Per-answer values; NaN marks answers this metric leaves out."""
+        return np.array([math.nan if self.completed_only and r.status == "failure" else float(self.value(r))
+                         for r in records], dtype=float)
+
+
+def _latency(record: AnswerRecord) -> float:
+    return math.nan if record.latency_ms is None else record.latency_ms
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("validation_pass_rate", "validation pass rate", lambda r: r.validation_passed, better="higher"),
+    MetricSpec("review_issues_per_answer", "review issues per answer", lambda r: r.review_issues,
+               completed_only=True),
+    MetricSpec("refusal_rate", "refusal rate", lambda r: r.status == "refused"),
+    MetricSpec("mean_iterations", "mean iterations", lambda r: r.iterations, completed_only=True),
+    MetricSpec("latency_p50_ms", "latency p50 (ms)", _latency, stat="p50", completed_only=True),
+    MetricSpec("latency_p95_ms", "latency p95 (ms)", _latency, stat="p95", completed_only=True),
+    MetricSpec("failure_rate", "failure rate", lambda r: r.status == "failure"),
+)
+METRIC_NAMES = tuple(m.name for m in METRICS)
+
+
+def statistic(values: np.ndarray, stat: Stat) -> np.ndarray | float:
+    """Mean / median / 95th percentile along the last axis, ignoring NaN (all-NaN gives NaN)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if stat == "mean":
+            return np.nanmean(values, axis=-1)
+        return np.nanpercentile(values, 50 if stat == "p50" else 95, axis=-1)
+
+
+@dataclass(frozen=True)
+class ArmMetrics:
+    """Counts and metric values for one arm."""
+
+    arm: str
+    variant: str
+    answers: int
+    successes: int
+    refusals: int
+    failures: int
+    values: dict[str, float | None] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**{k: v for k, v in self.__dict__.items() if k != "values"}, "values": dict(self.values)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ArmMetrics:
+        return cls(**{**data, "values": dict(data.get("values", {}))})
+
+
+@dataclass(frozen=True)
+class MetricDiff:
+    """B - A for one metric, with a bootstrap confidence interval (None where it cannot be computed)."""
+
+    metric: str
+    label: str
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    better: str
+
+    @property
+    def significant(self) -> bool:
+        """The interval excludes zero."""
+        return self.ci_low is not None and self.ci_high is not None and (self.ci_low > 0 or self.ci_high < 0)
+
+    @property
+    def verdict(self) -> str:
+        """'B better', 'B worse' or 'no clear difference', judged by the interval and the metric's direction."""
+        if not self.significant or self.diff is None:
+            return "no clear difference"
+        improved = self.diff > 0 if self.better == "higher" else self.diff < 0
+        return "B better" if improved else "B worse"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "significant": self.significant, "verdict": self.verdict}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MetricDiff:
+        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Both arms' metrics and the differences B - A."""
+
+    arms: tuple[ArmMetrics, ArmMetrics]
+    diffs: tuple[MetricDiff, ...]
+    paired: bool
+    n_resamples: int
+    confidence: float
+    seed: int
+
+
+def _clean(value: Any) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else round(value, 6)
+
+
+def arm_metrics(arm: str, variant: str, records: Sequence[AnswerRecord]) -> ArmMetrics:
+    """Counts and every metric in METRICS for one arm's records."""
+    statuses = [r.status for r in records]
+    return ArmMetrics(arm, variant, len(records), statuses.count("success"), statuses.count("refused"),
+                      statuses.count("failure"),
+                      {m.name: _clean(statistic(m.values(records), m.stat)) for m in METRICS})
+
+
+def same_questions(a: Sequence[AnswerRecord], b: Sequence[AnswerRecord]) -> bool:
+    """Both arms ran the same questions in the same order (so a paired bootstrap applies)."""
+    return len(a) == len(b) and all(x.question == y.question for x, y in zip(a, b, strict=True))
+
+
+def compare_arms(records_a: Sequence[AnswerRecord], records_b: Sequence[AnswerRecord], *,
+                 names: tuple[str, str] = ("A", "B"), seed: int = 0, n_resamples: int = 2000,
+                 confidence: float = 0.95, paired: bool | None = None) -> Comparison:
+    """Metrics per arm and B - A per metric with a percentile bootstrap interval.
+
+    Paired (questions resampled together in both arms) when both arms ran the same
+    questions, unless ``paired`` says otherwise; else each arm is resampled alone.
+    The same resamples serve every metric, so the result is deterministic for a seed.
+    """
+    if n_resamples < 1:
+        raise ExperimentError(f"n_resamples must be at least 1 (got {n_resamples}); 2000 is a good default.")
+    if not 0 < confidence < 1:
+        raise ExperimentError(f"confidence must be between 0 and 1 (got {confidence}); use e.g. 0.95.")
+    if paired is None:
+        paired = same_questions(records_a, records_b)
+    elif paired and len(records_a) != len(records_b):
+        raise ExperimentError("A paired comparison needs the same questions in both arms; use paired=False.")
+    rng = np.random.default_rng(seed)
+    n_a, n_b = len(records_a), len(records_b)
+    idx_a = rng.integers(0, n_a, size=(n_resamples, n_a)) if n_a else None
+    idx_b = idx_a if paired else (rng.integers(0, n_b, size=(n_resamples, n_b)) if n_b else None)
+    alpha = (1 - confidence) / 2
+    diffs = []
+    for metric in METRICS:
+        va, vb = metric.values(records_a), metric.values(records_b)
+        a, b = statistic(va, metric.stat), statistic(vb, metric.stat)
+        low = high = math.nan
+        if idx_a is not None and idx_b is not None:
+            boot = statistic(vb[idx_b], metric.stat) - statistic(va[idx_a], metric.stat)
+            boot = boot[~np.isnan(boot)]
+            if boot.size:
+                low, high = np.quantile(boot, [alpha, 1 - alpha])
+        diffs.append(MetricDiff(metric.name, metric.label, _clean(a), _clean(b), _clean(b - a),
+                                _clean(low), _clean(high), metric.better))
+    arms = (arm_metrics("A", names[0], records_a), arm_metrics("B", names[1], records_b))
+    return Comparison(arms, tuple(diffs), bool(paired), n_resamples, confidence, seed)
