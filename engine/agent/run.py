@@ -1,0 +1,114 @@
+"""The state of one agent run: what the runtime persists, and the frozen view callers get."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.agent.context import Role
+
+RunStatus = Literal["running", "completed", "paused", "max_steps", "failed", "budget_exceeded"]
+FINISHED: frozenset[str] = frozenset({"completed", "max_steps", "failed", "budget_exceeded"})
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tool call the model proposed and what the runtime decided and got."""
+
+    step: int
+    tool: str
+    arguments: Any
+    decision: str
+    result: dict[str, Any] | None
+    duration_ms: float
+    tool_use_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A high-risk call waiting for a person: the exact arguments that will run if approved."""
+
+    tool_use_id: str
+    tool: str
+    arguments: dict[str, Any]
+    risk: str
+    summary: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """A snapshot of a run for callers (CLI, pages): status, steps, final text, pending call."""
+
+    run_id: str
+    status: RunStatus
+    user: str
+    role: Role
+    request: str
+    provider: str
+    steps: tuple[Step, ...]
+    final_text: str
+    pending: PendingCall | None
+
+    @property
+    def decision(self) -> str | None:
+        """``confirmation_required`` while paused, else the last step's decision (None without steps)."""
+        if self.pending is not None:
+            return "confirmation_required"
+        return self.steps[-1].decision if self.steps else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "status": self.status, "decision": self.decision, "user": self.user,
+            "role": self.role, "request": self.request, "provider": self.provider,
+            "steps": [s.to_dict() for s in self.steps], "final_text": self.final_text,
+            "pending": self.pending.to_dict() if self.pending else None,
+        }
+
+
+@dataclass
+class RunState:
+    """Everything needed to continue a run in another process (stored as JSON by the audit log).
+
+    ``results`` holds the tool_result blocks of the current model turn gathered so far and
+    ``queue`` the turn's tool_use blocks not yet handled; both survive a pause so that all
+    results of one turn still go back to the model in one message, in order.
+    """
+
+    run_id: str
+    user: str
+    role: Role
+    request: str
+    provider: str
+    created_at: str
+    status: RunStatus = "running"
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    queue: list[dict[str, Any]] = field(default_factory=list)
+    pending: dict[str, Any] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    model_turns: int = 0
+    tool_calls: int = 0
+    active_s: float = 0.0
+    final_text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "RunState":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def view(self) -> AgentRun:
+        return AgentRun(
+            run_id=self.run_id, status=self.status, user=self.user, role=self.role, request=self.request,
+            provider=self.provider, steps=tuple(Step(**s) for s in self.steps), final_text=self.final_text,
+            pending=PendingCall(**self.pending) if self.pending else None,
+        )

@@ -1,0 +1,115 @@
+"""CLI for the tool-calling agent: run a request, approve or deny a paused call, read the audit log.
+
+    python -m engine agent "REQUEST" [--role viewer|analyst|admin] [--user NAME] [--provider ID]
+    python -m engine agent resume RUN_ID --approve|--deny
+    python -m engine audit list [--run RUN_ID]
+
+``agent`` takes the request as free words; when the first word is ``resume`` the rest is a run
+id and one of --approve/--deny. A paused run is stored under the data folder, so it is resumed
+by a later process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+from typing import Any
+
+from engine.agent import ROLES, AuditLog, build_runtime, pipeline_answer
+from engine.cli.common import emit, settings_from, table
+from engine.config import Settings
+from engine.llm.registry import default_provider_id, get_provider
+
+USAGE = ("python -m engine agent REQUEST [--role ROLE] [--user NAME] [--provider ID] [--max-steps N]\n"
+         "       python -m engine agent resume RUN_ID (--approve | --deny)")
+
+
+def register(sub, parent: argparse.ArgumentParser) -> None:
+    agent = sub.add_parser("agent", parents=[parent], usage=USAGE, help="run a request through the tool-calling agent",
+                           description="Run a request through the agent, or approve/deny a paused run's pending call.")
+    agent.add_argument("request", nargs="+", metavar="REQUEST", help="the request, or: resume RUN_ID")
+    agent.add_argument("--role", choices=ROLES, default="analyst", help="role the run acts with (default: analyst)")
+    agent.add_argument("--user", default=None, help="who is asking (default: the login name)")
+    agent.add_argument("--provider", default=None, help="offline, anthropic[:model] ... (default: anthropic with a "
+                       "key, else offline; resume: the run's own provider)")
+    agent.add_argument("--max-steps", type=int, default=8, help="model turns before the run stops (default 8)")
+    decide = agent.add_mutually_exclusive_group()
+    decide.add_argument("--approve", action="store_true", help="with resume: run the pending call once")
+    decide.add_argument("--deny", action="store_true", help="with resume: drop the pending call")
+    agent.set_defaults(handler=lambda args: cmd_agent(args, agent))
+
+    audit = sub.add_parser("audit", help="read the agent's audit log")
+    audit_sub = audit.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    p = audit_sub.add_parser("list", parents=[parent], help="recorded tool-call steps, oldest first")
+    p.add_argument("--run", default=None, metavar="RUN_ID", help="only this run")
+    p.add_argument("--limit", type=int, default=200, help="at most this many (latest) steps")
+    p.set_defaults(handler=cmd_audit_list)
+
+
+def _runtime(args, settings: Settings, provider_id: str):
+    from engine.store import KnowledgeBaseStore
+
+    store = KnowledgeBaseStore(settings)
+    answer = pipeline_answer(settings, store, provider_id)
+    return build_runtime(settings, get_provider(provider_id), store=store, answer=answer, max_steps=args.max_steps)
+
+
+def cmd_agent(args, parser: argparse.ArgumentParser) -> int:
+    settings = settings_from(args)
+    words = args.request
+    user = args.user or _login()
+    if words[0] == "resume":
+        if len(words) != 2 or not (args.approve or args.deny):
+            parser.error("resume takes one RUN_ID and --approve or --deny: agent resume RUN_ID --approve")
+        stored = AuditLog.in_data_dir(settings.data_dir).load_run(words[1])
+        provider_id = args.provider or (stored.provider if stored else None) or default_provider_id()
+        run = _runtime(args, settings, provider_id).resume(words[1], approve=args.approve, approver=user)
+    else:
+        if args.approve or args.deny:
+            parser.error("--approve/--deny go with: agent resume RUN_ID --approve")
+        run = _runtime(args, settings, args.provider or default_provider_id()).start(" ".join(words), user, args.role)
+    emit(args, {"ok": run.status in ("completed", "paused"), **run.to_dict()}, render_run)
+    return 0 if run.status in ("completed", "paused") else 1
+
+
+def render_run(payload: dict[str, Any]) -> str:
+    rows = [{**s, "arguments": json.dumps(s["arguments"], ensure_ascii=False),
+             "result": (s["result"] or {}).get("error") or ("ok" if s["result"] else "pending")}
+            for s in payload["steps"]]
+    lines = [f"run {payload['run_id']}: {payload['status']} (role {payload['role']}, provider {payload['provider']})"]
+    if rows:
+        columns = ["step", "tool", "decision", "result", "duration_ms", "arguments"]
+        lines += ["", table(rows, columns, {"arguments": 70})]
+    pending = payload.get("pending")
+    if pending:
+        arguments = json.dumps(pending["arguments"], ensure_ascii=False)
+        lines += ["", "confirmation_required", f"  {pending['tool']} {arguments}", f"  {pending['summary']}",
+                  f"approve: python -m engine agent resume {payload['run_id']} --approve",
+                  f"deny:    python -m engine agent resume {payload['run_id']} --deny"]
+    elif payload["final_text"]:
+        lines += ["", payload["final_text"]]
+    return "\n".join(lines)
+
+
+def cmd_audit_list(args) -> int:
+    settings = settings_from(args)
+    steps = AuditLog.in_data_dir(settings.data_dir).steps(run_id=args.run, limit=args.limit)
+
+    def render(payload: dict[str, Any]) -> str:
+        if not payload["steps"]:
+            return "No agent steps recorded yet. Run one with: python -m engine agent \"REQUEST\""
+        rows = [{**s, "arguments": json.dumps(s["arguments"], ensure_ascii=False)} for s in payload["steps"]]
+        columns = ["ts", "run_id", "step", "user", "role", "tool", "decision", "result_status", "duration_ms",
+                   "arguments"]
+        return table(rows, columns, {"arguments": 60, "ts": 23})
+
+    emit(args, {"run": args.run, "steps": steps}, render)
+    return 0
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser() or "cli"
+    except Exception:  # no login name in some containers
+        return "cli"
