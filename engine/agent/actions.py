@@ -71,7 +71,23 @@ def match_documents(docs: list[Any], title: str) -> list[Any]:
         found = [d for d in docs if test(d)]
         if found:
             return found
-    return []
+    return best_overlap(docs, words)
+
+
+_FILLER = frozenset("the a an of and or for to in on at by from about with document doc file kb base".split())
+
+
+def best_overlap(docs: list[Any], words: set[str]) -> list[Any]:
+    """Last resort: the single document whose title and file name share the most request words (at least 2)."""
+    wanted = words - _FILLER
+    scored = []
+    for d in docs:
+        have = set(re.findall(r"\w+", f"{d.title} {d.file_name}".casefold()))
+        scored.append((len(wanted & have), d))
+    scored.sort(key=lambda pair: -pair[0])
+    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return [d for score, d in scored if score and score == scored[0][0]] if scored and scored[0][0] >= 2 else []
+    return [scored[0][1]]
 
 
 def resolve_delete(ctx: ToolContext, doc_id: str | None = None, title: str | None = None,
