@@ -89,14 +89,21 @@ class AgentRuntime:
         self.audit.save_run(state)
         return self._work(state)
 
-    def resume(self, run_id: str, approve: bool, approver: str | None = None) -> AgentRun:
+    def resume(self, run_id: str, approve: bool, approver: str | None = None,
+               approver_role: Role | None = None) -> AgentRun:
         """Approve or deny a paused run's pending call (this is the only way to approve), then continue it.
 
-        An approved call runs exactly once; a second resume of the same pause is refused.
+        An approved call runs exactly once; a second resume of the same pause is refused. When
+        ``approver_role`` is given, only a role allowed to call the pending tool may approve it.
         """
         state = self.audit.load_run(run_id)
         if state is None:
             raise AgentError(f"No agent run {run_id!r}; run `python -m engine audit list` to see run ids.")
+        if approve and approver_role is not None and state.pending is not None:
+            tool = self.registry.get(state.pending["tool"])
+            if tool is not None and not self.policy.permits(tool, approver_role):
+                raise AgentError(f"Role {approver_role!r} may not approve {tool.name}; ask someone with the "
+                                 f"{tool.role!r} role (or higher) to approve it.")
         if state.status != "paused" or state.pending is None or not self.audit.claim(run_id):
             current = (self.audit.load_run(run_id) or state).status
             raise AgentError(f"Run {run_id} is {current}, not waiting for approval: its pending call was already "

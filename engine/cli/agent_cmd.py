@@ -29,7 +29,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     agent = sub.add_parser("agent", parents=[parent], usage=USAGE, help="run a request through the tool-calling agent",
                            description="Run a request through the agent, or approve/deny a paused run's pending call.")
     agent.add_argument("request", nargs="+", metavar="REQUEST", help="the request, or: resume RUN_ID")
-    agent.add_argument("--role", choices=ROLES, default="analyst", help="role the run acts with (default: analyst)")
+    agent.add_argument("--role", choices=ROLES, default=None,
+                       help="role the run acts with (default: analyst); with resume: the approver's role")
     agent.add_argument("--user", default=None, help="who is asking (default: the login name)")
     agent.add_argument("--provider", default=None, help="offline, anthropic[:model] ... (default: anthropic with a "
                        "key, else offline; resume: the run's own provider)")
@@ -64,11 +65,12 @@ def cmd_agent(args, parser: argparse.ArgumentParser) -> int:
             parser.error("resume takes one RUN_ID and --approve or --deny: agent resume RUN_ID --approve")
         stored = AuditLog.in_data_dir(settings.data_dir).load_run(words[1])
         provider_id = args.provider or (stored.provider if stored else None) or default_provider_id()
-        run = _runtime(args, settings, provider_id).resume(words[1], approve=args.approve, approver=user)
+        run = _runtime(args, settings, provider_id).resume(words[1], approve=args.approve, approver=user,
+                                                                 approver_role=args.role)
     else:
         if args.approve or args.deny:
             parser.error("--approve/--deny go with: agent resume RUN_ID --approve")
-        run = _runtime(args, settings, args.provider or default_provider_id()).start(" ".join(words), user, args.role)
+        run = _runtime(args, settings, args.provider or default_provider_id()).start(" ".join(words), user, args.role or "analyst")
     emit(args, {"ok": run.status in ("completed", "paused"), **run.to_dict()}, render_run)
     return 0 if run.status in ("completed", "paused") else 1
 

@@ -360,3 +360,15 @@ def test_a_context_failure_on_resume_fails_the_run_and_nothing_runs(tmp_path):
     assert runtime.get(run.run_id).status == "failed" and calls == []
     with pytest.raises(AgentError, match="is failed"):
         runtime.resume(run.run_id, approve=True)
+
+
+def test_only_a_role_allowed_to_run_the_tool_may_approve_it(tmp_path):
+    registry, calls = counting(default_registry(), "delete_document")
+    provider = ScriptedProvider([use("delete_document", doc_id="old-manual-0badc0de"), "Deleted."])
+    runtime, store = make_runtime(tmp_path, provider, registry)
+    run = runtime.start("delete it", "ada", "admin")
+    with pytest.raises(AgentError, match="may not approve delete_document"):
+        runtime.resume(run.run_id, approve=True, approver="vic", approver_role="viewer")
+    assert calls == [] and runtime.get(run.run_id).status == "paused"  # still waiting for a real approver
+    done = runtime.resume(run.run_id, approve=True, approver="ada", approver_role="admin")
+    assert done.status == "completed" and len(calls) == 1

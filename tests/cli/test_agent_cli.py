@@ -38,7 +38,7 @@ def test_request_and_resume_forms_both_parse():
     args = parser.parse_args(["agent", "resume", "abc123", "--deny"])
     assert args.deny and not args.approve
     args = parser.parse_args(["agent", "list", "documents", "in", "manuals"])
-    assert args.request == ["list", "documents", "in", "manuals"] and args.role == "analyst"
+    assert args.request == ["list", "documents", "in", "manuals"] and args.role is None  # start() then acts as analyst
     with pytest.raises(SystemExit):
         parser.parse_args(["agent", "resume", "abc123", "--approve", "--deny"])
     with pytest.raises(SystemExit):
