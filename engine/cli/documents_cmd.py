@@ -27,6 +27,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p = kb_sub.add_parser("list", parents=[parent], help="knowledge bases and their documents")
     p.add_argument("--kb", help="only this knowledge base")
     p.set_defaults(handler=cmd_kb_list)
+    p = kb_sub.add_parser("stats", parents=[parent], help="documents per base, per update year and per authority")
+    p.set_defaults(handler=cmd_kb_stats)
     p = kb_sub.add_parser("delete-doc", parents=[parent], help="remove a document and all its chunks")
     p.add_argument("doc_id", metavar="DOC_ID")
     p.add_argument("--kb", required=True)
@@ -90,6 +92,16 @@ def cmd_kb_list(args) -> int:
         return "\n\n".join(out)
 
     emit(args, {"knowledge_bases": bases}, render)
+    return 0
+
+
+def cmd_kb_stats(args) -> int:
+    from engine.store.stats import corpus_stats
+
+    stats = corpus_stats(_store(args)).to_dict()
+    emit(args, stats, lambda p: "\n\n".join(
+        table(rows, list(rows[0])) for rows in (p["per_base"], p["by_year"], p["by_authority"]) if rows
+    ) or "No knowledge bases yet.")
     return 0
 
 

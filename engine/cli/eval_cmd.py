@@ -1,4 +1,4 @@
-"""CLI: ``eval retrieval`` (and later ``eval review``)."""
+"""CLI: ``eval retrieval`` (search quality) and ``eval review`` (the reviewer as a hallucination detector)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,14 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=RETRIEVAL_MODES, default=DEFAULT_RETRIEVAL_MODE)
     p.add_argument("--per-query", action="store_true", help="include each query's ranking in the JSON")
     p.set_defaults(handler=cmd_eval_retrieval)
+    r = ev_sub.add_parser("review", parents=[parent],
+                          help="accuracy/F1 of the answer reviewer at spotting unsupported answers")
+    r.add_argument("file", metavar="FILE.jsonl", help='JSONL of {"id","question","passages":[...],"answer","label"?}')
+    r.add_argument("--out", default=None, help="write one verdict per row to this JSONL file")
+    r.add_argument("--limit", type=int, default=None, help="review only the first N rows")
+    r.add_argument("--provider", default="offline",
+                   help="reviewer provider: 'offline' (default) or 'anthropic[:model]'")
+    r.set_defaults(handler=cmd_eval_review)
 
 
 def cmd_eval_retrieval(args) -> int:
@@ -37,6 +45,25 @@ def cmd_eval_retrieval(args) -> int:
     def render(p: dict) -> str:
         keys = ["recall@5", "recall@10", "ndcg@10", "mrr@10", "p50_ms", "p95_ms"]
         return f"mode={p['mode']} queries={p['queries']} chunks={p['chunks']}\n" + table([p], keys)
+
+    emit(args, payload, render)
+    return 0
+
+
+def cmd_eval_review(args) -> int:
+    from engine.reflection.evaluation import METRIC_KEYS, evaluate_review
+    from engine.reflection.factory import eval_reviewer
+
+    reviewer = eval_reviewer(args.provider, settings=settings_from(args))
+    report = evaluate_review(args.file, reviewer, limit=args.limit, out=args.out)
+    payload = report.to_dict()
+
+    def render(p: dict) -> str:
+        head = f"file={p['file']} reviewer={p['reviewer']} rows={p['rows']} labelled={p['labelled']}"
+        row = {"rows_per_s": p["rows_per_s"], **(p["metrics"] or {})}
+        keys = [*METRIC_KEYS, "rows_per_s"] if p["metrics"] else ["rows_per_s"]
+        tail = f"\nverdicts written to {p['out']}" if p["out"] else ""
+        return head + "\n" + table([row], keys) + tail
 
     emit(args, payload, render)
     return 0

@@ -84,3 +84,14 @@ def test_ann_index_is_built_past_the_threshold(tmp_path, settings, ingestor):
     Ingestor(store).ingest_records(records, "big")
     assert store.list_knowledge_bases()[0].has_vector_index
     assert store.search("Record 42 about part 294", "big", "vector", 5)[0].doc_id == "d42"
+
+
+def test_corpus_stats_count_per_base_year_and_authority(filled):
+    from engine.store.stats import corpus_stats
+
+    stats = corpus_stats(filled)
+    assert {r["base"]: r["documents"] for r in stats.per_base} == {"faq": 1, "manuals": 6}
+    years = {(r["year"], r["base"]): r["documents"] for r in stats.by_year}
+    assert years[("undated", "manuals")] == 1 and years[("2021", "faq")] == 1 and years[("2025", "manuals")] == 1
+    assert sum(r["documents"] for r in stats.by_authority) == 7
+    assert {(r["authority"], r["base"]) for r in stats.by_authority} >= {(1, "faq"), (5, "manuals")}

@@ -1,0 +1,173 @@
+"""The review loop: draft -> review -> correct or revise -> review ..., capped, ending in an answer or a refusal."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal, Sequence
+
+from pydantic import Field
+
+from engine.reflection.protocols import Generator, Reviewer
+from engine.results import Correction, Evidence, Frozen, Intent, Review
+
+RoundAction = Literal["accepted", "corrected", "revised", "refused"]
+Mode = Literal["dual", "single"]
+REFUSAL_PREFIX = "I could not verify an answer from the documents"
+NO_EVIDENCE = f"{REFUSAL_PREFIX}: no evidence was retrieved for this question."
+
+
+class RoundRecord(Frozen):
+    """One review and what the loop did about it."""
+
+    round: int
+    answer: str
+    review: Review
+    action: RoundAction
+    applied_corrections: tuple[Correction, ...] = ()
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+class ReflectionResult(Frozen):
+    """Everything the loop produced: draft, every review and round, the final answer or the refusal."""
+
+    draft: str = ""
+    reviews: tuple[Review, ...] = ()
+    revised: str = ""
+    final: str = ""
+    status: Literal["success", "refused"]
+    iterations: int = 0
+    refusal_reason: str = ""
+    rounds: tuple[RoundRecord, ...] = ()
+    timings: dict[str, float] = Field(default_factory=dict)
+    mode: Mode = "dual"
+
+    @property
+    def last_review(self) -> Review | None:
+        return self.reviews[-1] if self.reviews else None
+
+
+def apply_corrections(answer: str, corrections: Sequence[Correction]) -> tuple[str, tuple[Correction, ...]]:
+    """Replace each correction's ``original`` (when it occurs in the answer); returns the text and those applied."""
+    applied: list[Correction] = []
+    for correction in corrections:
+        if correction.original and correction.original in answer and correction.original != correction.corrected:
+            answer = answer.replace(correction.original, correction.corrected)
+            applied.append(correction)
+    return answer, tuple(applied)
+
+
+def refusal_message(review: Review | None, limit: int = 3) -> str:
+    """The refusal text, naming the main issues of the last review."""
+    if review is None or not review.issues:
+        detail = "the review did not reach the required confidence"
+        if review is not None:
+            detail += f" ({review.confidence:.2f})"
+        return f"{REFUSAL_PREFIX}: {detail}."
+    order = ("fact", "citation", "logic", "overconfidence", "format")
+    ranked = sorted(review.issues, key=lambda i: order.index(i.type))
+    seen: list[str] = []
+    for issue in ranked:
+        where = issue.location if len(issue.location) <= 60 else issue.location[:57] + "..."
+        text = f"{issue.type}" + (f" in \"{where}\"" if where else "") + f": {issue.description.rstrip('.')}"
+        if text not in seen:
+            seen.append(text)
+    more = f" (and {len(seen) - limit} more)" if len(seen) > limit else ""
+    return f"{REFUSAL_PREFIX}: " + "; ".join(seen[:limit]) + more + "."
+
+
+class ReflectionLoop:
+    """Drafts with ``generator``, reviews with ``reviewer``, and fixes up to ``max_rounds`` times.
+
+    An answer is accepted when the review is valid with confidence >= ``threshold``. Otherwise the
+    corrections whose ``original`` occurs in the answer are applied; when none apply, the generator
+    revises with the review as feedback. Still failing after ``max_rounds`` fixes, or when a fix
+    changes nothing, the loop refuses.
+    """
+
+    def __init__(
+        self, generator: Generator, reviewer: Reviewer, max_rounds: int = 2, threshold: float = 0.9,
+        *, mode: Mode = "dual",
+    ) -> None:
+        if not isinstance(generator, Generator):
+            raise TypeError("generator must implement draft() and revise() (see engine.reflection.protocols)")
+        if not isinstance(reviewer, Reviewer):
+            raise TypeError("reviewer must implement review() (see engine.reflection.protocols)")
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or not 0 <= max_rounds <= 10:
+            raise ValueError(f"max_rounds must be an integer from 0 to 10, got {max_rounds!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+            raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
+        if mode not in ("dual", "single"):
+            raise ValueError(f"mode must be 'dual' or 'single', got {mode!r}")
+        self.generator = generator
+        self.reviewer = reviewer
+        self.max_rounds = max_rounds
+        self.threshold = float(threshold)
+        self.mode = mode
+
+    def __repr__(self) -> str:
+        return (f"ReflectionLoop(mode={self.mode!r}, generator={_name(self.generator)!r}, "
+                f"reviewer={_name(self.reviewer)!r}, max_rounds={self.max_rounds}, threshold={self.threshold})")
+
+    def describe(self) -> dict[str, object]:
+        """Mode, parts and settings, for display."""
+        return {"mode": self.mode, "generator": _name(self.generator), "reviewer": _name(self.reviewer),
+                "max_rounds": self.max_rounds, "threshold": self.threshold}
+
+    def run(self, question: str, evidence: Sequence[Evidence], intent: Intent) -> ReflectionResult:
+        """Draft, review and fix until accepted or out of rounds."""
+        evidence = tuple(evidence)
+        if not evidence:
+            return ReflectionResult(status="refused", refusal_reason=NO_EVIDENCE, final=NO_EVIDENCE, mode=self.mode)
+        totals = {"draft": 0.0, "review": 0.0, "revise": 0.0}
+        started = time.perf_counter()
+        answer = draft = self.generator.draft(question, evidence, intent)
+        totals["draft"] = _ms(started)
+        reviews: list[Review] = []
+        rounds: list[RoundRecord] = []
+        iterations = 0
+        revised = ""
+        while True:
+            started = time.perf_counter()
+            review = self.reviewer.review(question, evidence, answer)
+            review_ms = _ms(started)
+            totals["review"] += review_ms
+            reviews.append(review)
+            number = len(reviews)
+            if review.valid and review.confidence >= self.threshold:
+                rounds.append(RoundRecord(round=number, answer=answer, review=review, action="accepted",
+                                          timings={"review": review_ms}))
+                return ReflectionResult(draft=draft, reviews=tuple(reviews), revised=revised, final=answer,
+                                        status="success", iterations=iterations, rounds=tuple(rounds),
+                                        timings=_rounded(totals), mode=self.mode)
+            fixed, applied, fix_ms = answer, (), 0.0
+            if iterations < self.max_rounds:
+                started = time.perf_counter()
+                fixed, applied = apply_corrections(answer, review.corrections)
+                if not applied:
+                    fixed = self.generator.revise(question, evidence, answer, review)
+                fix_ms = _ms(started)
+                totals["revise"] += fix_ms
+            if iterations >= self.max_rounds or fixed.strip() == answer.strip():
+                reason = refusal_message(review)
+                rounds.append(RoundRecord(round=number, answer=answer, review=review, action="refused",
+                                          timings={"review": review_ms, "revise": fix_ms}))
+                return ReflectionResult(draft=draft, reviews=tuple(reviews), revised=revised, final=reason,
+                                        status="refused", iterations=iterations, refusal_reason=reason,
+                                        rounds=tuple(rounds), timings=_rounded(totals), mode=self.mode)
+            action: RoundAction = "corrected" if applied else "revised"
+            rounds.append(RoundRecord(round=number, answer=answer, review=review, action=action,
+                                      applied_corrections=applied, timings={"review": review_ms, "revise": fix_ms}))
+            iterations += 1
+            answer = revised = fixed
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0
+
+
+def _rounded(values: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 3) for k, v in values.items()}
+
+
+def _name(part: object) -> str:
+    return str(getattr(part, "name", type(part).__name__))

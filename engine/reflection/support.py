@@ -1,0 +1,277 @@
+"""How well evidence supports a sentence: embedding similarity, content-word coverage, figures and names.
+
+Used by the offline generator (to rank sentences) and the offline reviewer (to check them).
+Embeddings come from any object with ``encode(texts) -> normalised vectors``; vectors are
+cached by text so repeated rounds over the same evidence cost nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from engine.reflection.text import MONTHS, Figure, content_words, figures, named_tokens, numbers, split_sentences, words
+from engine.results import Evidence
+
+SUPPORT_COVERAGE_WEIGHT = 0.6
+"""Support = 0.6 x content-word coverage + 0.4 x embedding similarity (tuned on review_dev)."""
+SUPPORT_THRESHOLD = 0.7
+"""A statement with support below this is not backed by the evidence it is checked against."""
+
+
+class Embedder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class VectorCache:
+    """Embeds texts through ``embedder``, remembering up to ``size`` vectors (LRU)."""
+
+    def __init__(self, embedder: Embedder | None = None, *, model_name: str | None = None, size: int = 20000) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        self._embedder = embedder
+        self._model_name = model_name
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loading the configured model on first use."""
+        if self._embedder is None:
+            from engine.config import default_settings
+            from engine.embeddings import get_embedder
+
+            name = self._model_name or default_settings().embedding_model
+            self._embedder = get_embedder(name)
+        return self._embedder
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for ``texts`` (rows in the same order)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            fresh = np.asarray(self.embedder.encode(missing), dtype=np.float32)
+            with self._lock:
+                for text, vector in zip(missing, fresh):
+                    self._vectors[text] = vector
+                    self._vectors.move_to_end(text)
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        with self._lock:
+            rows = [self._vectors.get(t) for t in texts]
+        if any(r is None for r in rows):  # evicted between the two steps: encode directly
+            return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+        return np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed many texts at once (faster than one call per review)."""
+        self.encode(sorted(set(texts), key=len))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of evidence, pre-digested: sentences, words, figures, names, vectors."""
+
+    number: int
+    evidence: Evidence
+    sentences: tuple[str, ...]
+    words: frozenset[str]
+    raw_words: frozenset[str]
+    numbers: frozenset[float]
+    tokens: frozenset[str]
+    vectors: np.ndarray  # one row per sentence
+
+
+@dataclass(frozen=True)
+class Support:
+    """How well a set of chunks backs one sentence."""
+
+    score: float
+    similarity: float
+    coverage: float
+    missing_numbers: frozenset[float]
+    missing_tokens: frozenset[str]
+    best_sentence: str
+    chunk: int | None
+
+    @property
+    def supported(self) -> bool:
+        return self.score >= SUPPORT_THRESHOLD and not self.missing_numbers and not self.missing_tokens
+
+
+class EvidenceIndex:
+    """Evidence numbered [1]..[n] and ready to score sentences against."""
+
+    def __init__(self, evidence: Sequence[Evidence], cache: VectorCache) -> None:
+        self.cache = cache
+        self.chunks: list[Chunk] = []
+        texts = self.texts(evidence)
+        vectors = cache.encode(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        offset = 0
+        for number, item in enumerate(evidence, start=1):
+            sentences = _sentences(item)
+            span = len(sentences)
+            body = f"{item.metadata.title} {item.text}"
+            self.chunks.append(Chunk(
+                number=number,
+                evidence=item,
+                sentences=sentences,
+                words=frozenset(content_words(body)),
+                raw_words=frozenset(words(body)),
+                numbers=frozenset(numbers(body, spelled=True)),
+                tokens=frozenset(named_tokens(body) | set(words(body))),
+                vectors=vectors[offset: offset + span],
+            ))
+            offset += span
+
+    @staticmethod
+    def texts(evidence: Sequence[Evidence]) -> list[str]:
+        """The texts an index over ``evidence`` embeds: each chunk's sentences."""
+        return [sentence for item in evidence for sentence in _sentences(item)]
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def chunk(self, number: int) -> Chunk:
+        """The chunk cited as [number] (1-based)."""
+        return self.chunks[number - 1]
+
+    def support(self, sentence: str, numbers_: Sequence[int] | None = None, *, vector: np.ndarray | None = None,
+                check_names: bool = True) -> Support:
+        """How well the chunks ``numbers_`` (default: all) together support ``sentence``."""
+        chosen = [self.chunk(n) for n in (numbers_ or range(1, len(self.chunks) + 1)) if 1 <= n <= len(self.chunks)]
+        if not chosen:
+            return Support(0.0, 0.0, 0.0, frozenset(), frozenset(), "", None)
+        if vector is None:
+            vector = self.cache.encode([sentence])[0]
+        best_sim, best_sentence, best_chunk = -1.0, "", chosen[0].number
+        for chunk in chosen:
+            sims = chunk.vectors @ vector
+            index = int(np.argmax(sims))
+            if float(sims[index]) > best_sim:
+                best_sim = float(sims[index])
+                best_sentence = chunk.sentences[index]
+                best_chunk = chunk.number
+        mine = set(content_words(sentence))
+        pool = set().union(*(c.words for c in chosen))
+        cov = len(mine & pool) / len(mine) if mine else 1.0
+        have_numbers = set().union(*(c.numbers for c in chosen))
+        have_tokens = set().union(*(c.tokens for c in chosen))
+        missing_numbers = frozenset(numbers(sentence) - have_numbers)
+        names = named_tokens(sentence, capitalised=False) if check_names else set()
+        missing_tokens = frozenset(names - have_tokens)
+        sim = max(best_sim, 0.0)
+        score = SUPPORT_COVERAGE_WEIGHT * cov + (1 - SUPPORT_COVERAGE_WEIGHT) * sim
+        return Support(score, sim, cov, missing_numbers, missing_tokens, best_sentence, best_chunk)
+
+    def best_single(self, sentence: str, *, vector: np.ndarray | None = None, current_only: bool = False) -> Support:
+        """The single chunk that best supports ``sentence`` (supported first, then by score).
+
+        ``current_only`` skips chunks whose document has a newer revision among the evidence.
+        """
+        if vector is None:
+            vector = self.cache.encode([sentence])[0]
+        chunks = [c for c in self.chunks if not (current_only and newer_revision(self, c.number) is not None)]
+        options = [self.support(sentence, [c.number], vector=vector) for c in chunks]
+        if not options:
+            return Support(0.0, 0.0, 0.0, frozenset(), frozenset(), "", None)
+        return max(options, key=lambda s: (s.supported, -len(s.missing_numbers), s.score, _preference(self, s.chunk)))
+
+
+def _sentences(item: Evidence) -> tuple[str, ...]:
+    return tuple(split_sentences(item.text)) or (item.text.strip() or " ",)
+
+
+def _preference(index: EvidenceIndex, number: int | None) -> tuple:
+    """Newer and more authoritative evidence wins ties."""
+    if number is None:
+        return (0, 0, 0.0)
+    item = index.chunk(number).evidence
+    stamp = item.metadata.update_date.toordinal() if item.metadata.update_date else 0
+    return (stamp, item.metadata.authority, item.credibility)
+
+
+CONFLICT_SIMILARITY = 0.6
+"""Two sentences with figures in the same unit count as "about the same thing" above this similarity."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A figure in one chunk that another, preferred chunk gives differently."""
+
+    figure: Figure
+    chunk: int
+    alternative: Figure
+    other_chunk: int
+    other_sentence: str
+
+
+def subjects(sentence: str, title: str = "") -> set[str]:
+    """The codes a sentence is about ("A320", "CFM56-7B"); its document title's codes when it names none."""
+    own = {t for t in named_tokens(sentence, capitalised=False) if t not in MONTHS}
+    return own or {t for t in named_tokens(title, capitalised=False) if t not in MONTHS}
+
+
+def same_subject(a: set[str], b: set[str]) -> bool:
+    """True unless both name codes and neither set contains the other (A320 vs B737: different things)."""
+    return not a or not b or a <= b or b <= a
+
+
+def preferred(index: EvidenceIndex, a: int, b: int) -> bool:
+    """True when chunk ``b`` should win over chunk ``a``: newer, or as new and more authoritative."""
+    ea, eb = index.chunk(a).evidence.metadata, index.chunk(b).evidence.metadata
+    if ea.update_date and eb.update_date and ea.update_date != eb.update_date:
+        return eb.update_date > ea.update_date
+    if eb.authority != ea.authority:
+        return eb.authority > ea.authority
+    return index.chunk(b).evidence.credibility > index.chunk(a).evidence.credibility + 1e-9
+
+
+def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_vector: np.ndarray) -> Conflict | None:
+    """A preferred chunk that states ``figure``'s quantity (same unit, similar sentence) with another value.
+
+    Only clear single-value statements count: a sentence giving several values in the unit (a
+    table, a revision history) is not a contradiction, nor is a chunk that also gives ``figure``.
+    """
+    if not figure.unit:
+        return None
+    own = index.chunk(number)
+    holders = [s for s in own.sentences if figure.value in numbers(s)] or list(own.sentences)
+    mine = subjects(" ".join(holders), own.evidence.metadata.title)
+    best: Conflict | None = None
+    best_key: tuple = ()
+    for other in index.chunks:
+        if other.number == number or figure.value in other.numbers or not preferred(index, number, other.number):
+            continue
+        sims = other.vectors @ sentence_vector
+        for position, text in enumerate(other.sentences):
+            if float(sims[position]) < CONFLICT_SIMILARITY:
+                continue
+            if not same_subject(mine, subjects(text, other.evidence.metadata.title)):
+                continue  # about different things (A320 vs B737): not a contradiction
+            same_unit = [f for f in figures(text) if f.unit == figure.unit]
+            for candidate in same_unit if len({f.value for f in same_unit}) == 1 else []:
+                if candidate.value != figure.value:
+                    key = (_preference(index, other.number), float(sims[position]))
+                    if best is None or key > best_key:
+                        best = Conflict(figure, number, candidate, other.number, text)
+                        best_key = key
+    return best
+
+
+def newer_revision(index: EvidenceIndex, number: int) -> int | None:
+    """The newest chunk of the same document series as ``number`` when it is a later revision."""
+    meta = index.chunk(number).evidence.metadata
+    if not meta.series or not meta.update_date:
+        return None
+    later = [c for c in index.chunks
+             if c.evidence.metadata.series == meta.series and c.evidence.metadata.update_date
+             and c.evidence.metadata.update_date > meta.update_date]
+    if not later:
+        return None
+    return max(later, key=lambda c: (c.evidence.metadata.update_date, c.evidence.metadata.authority)).number

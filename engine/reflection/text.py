@@ -1,0 +1,293 @@
+"""Text helpers shared by the offline generator, the offline reviewer and validation.
+
+Sentences, [n] citations, content words, figures (numbers with units) and named
+tokens (codes such as "A320" or "E4027", month names, capitalised names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from engine.results import Intent
+
+CITATION = re.compile(r"\[(\d+(?:\s*[,–-]\s*\d+)*)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s*(?:\[\d+(?:\s*[,–-]\s*\d+)*\])+)?(?=\s+|$)")
+_ABBREVIATIONS = frozenset(
+    "e.g i.e etc vs approx fig no nos rev ref para sect mr mrs ms dr st inc ltd co jr sr p.n u.s u.k".split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’./-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
+_UNIT = re.compile(
+    r"\s?(?:(?:US|U\.S\.|imperial|metric)\s+)?(%|°\s?[CF]|[A-Za-z][A-Za-z./°²³]{0,11}(?<![.]))"
+    r"(?:\s*(?:/|\bper\s+|\ban?\s+)(hours?|hrs?|h|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|yrs?"
+    r"|cycles?|flights?|landings?|FC|FH)\b)?",
+    re.IGNORECASE,
+)
+_PER = {"hour": "h", "hr": "h", "minute": "min", "second": "s", "sec": "s", "day": "d", "year": "yr"}
+_CODE = re.compile(
+    r"\b(?:[A-Za-z]+[-/]?\d[A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*"  # A320, E4027, ATA-32, B737-800
+    r"|\d+[A-Za-z]+\d[A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*"  # 3A2, 12B4
+    r"|\d+(?:-\d+){2,})\b"  # 201-587-3
+)
+_ORDINAL_UNITS = frozenset({"st", "nd", "rd", "th", "s"})
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?:[-'][A-Za-z]+)?\b")
+MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+                      "hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12, "first": 1, "second": 2,
+                      "third": 3, "once": 1, "twice": 2, "half": 0.5})
+ABSOLUTE_WORDS = {
+    "always": "typically",
+    "never": "rarely",
+    "guaranteed": "expected",
+    "guarantees": "is expected to ensure",
+    "guarantee": "support",
+    "definitely": "likely",
+    "certainly": "likely",
+    "undoubtedly": "likely",
+    "all": "most",
+    "impossible": "unlikely",
+}
+STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {
+    "yes", "yeah", "oh", "ok", "okay", "really", "just", "like", "got", "absolutely", "sure", "indeed", "wow", "cool",
+    "thanks", "hmm", "haha", "lol", "awesome", "um", "uh", "does", "did", "doing", "guess", "believe", "think",
+    "maybe", "probably", "actually", "pretty", "lot", "lots", "kind", "sort", "stuff", "thing", "things",
+}
+_ABSOLUTE = re.compile(r"(?<![\w-])(" + "|".join(sorted(ABSOLUTE_WORDS, key=len, reverse=True)) + r")(?![\w-])",
+                       re.IGNORECASE)
+_IDIOMS = re.compile(r"\b(?:of all time|at all|after all|above all|all but|all of)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number as written, its value, and the unit that follows it ("" when none)."""
+
+    text: str
+    value: float
+    unit: str
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; a trailing [n] citation stays with its sentence.
+
+    Line breaks end a sentence too (headings, list items, table rows), except a hard wrap
+    inside a sentence: a line without end punctuation followed by one starting in lower case.
+    """
+    sentences: list[str] = []
+    for block in _blocks(text or ""):
+        sentences.extend(_split_block(block))
+    return _merge_citation_only(sentences)
+
+
+def _blocks(text: str) -> list[str]:
+    blocks: list[str] = []
+    for line in (raw.strip() for raw in text.splitlines()):
+        if not line:
+            if blocks and blocks[-1]:
+                blocks.append("")
+            continue
+        if blocks and blocks[-1] and not re.search(r"[.!?:;]$|\]$", blocks[-1]) and re.match(r"[a-z0-9(]", line):
+            blocks[-1] = f"{blocks[-1]} {line}"
+        else:
+            blocks.append(line)
+    return [b for b in blocks if b]
+
+
+def _split_block(text: str) -> list[str]:
+    text = re.sub(r"\s+", " ", text).strip()
+    if not text:
+        return []
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+        head = text[start:end]
+        word = re.search(r"([A-Za-z.]+)[.!?]$", text[start:match.start()])
+        if word and (word.group(1).lower().rstrip(".") in _ABBREVIATIONS or len(word.group(1)) == 1):
+            continue
+        if head.strip():
+            sentences.append(head.strip())
+        start = end
+    if text[start:].strip():
+        sentences.append(text[start:].strip())
+    return sentences
+
+
+def _merge_citation_only(sentences: list[str]) -> list[str]:
+    """Glue a sentence that is only citations ("[2].") onto the one before it."""
+    merged: list[str] = []
+    for sentence in sentences:
+        if merged and not strip_citations(sentence).strip(" .;,"):
+            merged[-1] = f"{merged[-1]} {sentence}"
+        else:
+            merged.append(sentence)
+    return merged
+
+
+def citations(text: str) -> list[int]:
+    """Citation numbers in ``text`` in order of appearance, ranges expanded ("[1-3]" -> 1, 2, 3)."""
+    found: list[int] = []
+    for match in CITATION.finditer(text):
+        for part in re.split(r"\s*,\s*", match.group(1)):
+            bounds = re.split(r"\s*[–-]\s*", part)
+            if len(bounds) == 2 and all(b.isdigit() for b in bounds) and 0 <= int(bounds[1]) - int(bounds[0]) < 50:
+                found.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+            elif part.isdigit():
+                found.append(int(part))
+    return list(dict.fromkeys(found))
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without its [n] markers."""
+    return re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", text)).strip()
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return [w.lower().strip(".'’/-") for w in _WORD.findall(strip_citations(text))]
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light suffix-stripping stem, enough to match "torques"/"torqued"/"torque"."""
+    w = word.lower()
+    if len(w) <= 3 or any(ch.isdigit() for ch in w):
+        return w
+    for suffix, keep in (("ational", "ate"), ("ization", "ize"), ("isation", "ize"), ("iness", "y"),
+                         ("ments", ""), ("ment", ""), ("ingly", ""), ("edly", ""), ("ing", ""), ("ied", "y"),
+                         ("ies", "y"), ("ed", ""), ("ly", ""), ("es", ""), ("s", ""), ("e", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            w = w[: len(w) - len(suffix)] + keep
+            break
+    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> list[str]:
+    """Stems of the words that carry meaning (no stop words, no bare punctuation)."""
+    return [stem(w) for w in words(text) if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+def coverage(text: str, support: str | set[str]) -> float:
+    """Share of ``text``'s content words found in ``support`` (1.0 when ``text`` has none)."""
+    mine = set(content_words(text))
+    if not mine:
+        return 1.0
+    theirs = support if isinstance(support, set) else set(content_words(support))
+    return len(mine & theirs) / len(mine)
+
+
+def figures(text: str) -> list[Figure]:
+    """Numbers in ``text`` with the unit word that follows each (years and codes included as plain numbers)."""
+    clean = strip_citations(text)
+    found: list[Figure] = []
+    code_spans = [m.span() for m in _CODE.finditer(clean)]
+    for match in _NUMBER.finditer(clean):
+        if any(s <= match.start() and match.end() <= e and (e - s) > (match.end() - match.start())
+               for s, e in code_spans):
+            continue
+        raw = match.group(0)
+        unit_match = _UNIT.match(clean, match.end())
+        unit = ""
+        if unit_match:
+            candidate = unit_match.group(1).rstrip(".")
+            if candidate.lower() not in STOPWORDS and candidate.lower() not in _ORDINAL_UNITS:
+                unit = candidate
+                if unit_match.group(2):
+                    per = unit_match.group(2).lower()
+                    per = per[:-1] if per.endswith("s") and len(per) > 3 else per
+                    unit = f"{unit}/{_PER.get(per, per)}"
+        value = float(raw.replace(",", ""))
+        text_form = clean[match.start(): unit_match.end()].rstrip(".") if unit else raw
+        found.append(Figure(text_form.strip(), value, unit.lower()))
+    return found
+
+
+def numbers(text: str, *, spelled: bool = False) -> set[float]:
+    """The numeric values in ``text``; with ``spelled``, also number words ("two" -> 2)."""
+    found = {f.value for f in figures(text)}
+    if spelled:
+        found |= {float(_NUMBER_WORDS[w]) for w in words(text) if w in _NUMBER_WORDS}
+    return found
+
+
+def named_tokens(text: str, *, capitalised: bool = True) -> set[str]:
+    """Tokens that must be backed by evidence: codes, month names and (optionally) capitalised names.
+
+    A capitalised word that opens the text or a sentence is skipped, as are stop words.
+    """
+    clean = strip_citations(text)
+    tokens = {m.group(0).lower() for m in _CODE.finditer(clean)}
+    tokens |= {w for w in words(clean) if w in MONTHS}
+    if capitalised:
+        for match in _CAPITALISED.finditer(clean):
+            before = clean[: match.start()].rstrip()
+            if not before or before[-1] in ".!?:;\"“(":
+                continue
+            word = match.group(0).lower()
+            if word not in STOPWORDS and word not in MONTHS:
+                tokens.add(word)
+    return tokens
+
+
+def absolute_words(text: str) -> list[str]:
+    """Absolute wording ("always", "never", "guaranteed", ...) found in ``text``."""
+    body = _IDIOMS.sub(lambda m: "_" * len(m.group(0)), strip_citations(text))
+    return [m.group(0) for m in _ABSOLUTE.finditer(body)]
+
+
+def soften(text: str) -> str:
+    """Replace absolute wording with hedged wording, keeping capitalisation."""
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        new = ABSOLUTE_WORDS[word.lower()]
+        return new.capitalize() if word[0].isupper() else new
+    return _ABSOLUTE.sub(swap, text)
+
+
+def is_key_statement(sentence: str, min_content_words: int = 3) -> bool:
+    """True for a sentence that states something (enough content words or any figure/code)."""
+    body = strip_citations(sentence)
+    return len(set(content_words(body))) >= min_content_words or bool(figures(body)) or bool(
+        named_tokens(body, capitalised=False))
+
+
+def with_citation(sentence: str, numbers_: list[int]) -> str:
+    """``sentence`` with its citations replaced by ``numbers_`` placed before the final punctuation."""
+    body = strip_citations(sentence).rstrip().rstrip(":;,").rstrip()
+    end = body[-1] if body and body[-1] in ".!?" else ""
+    body = body[:-1].rstrip() if end else body
+    marks = "".join(f"[{n}]" for n in numbers_)
+    return f"{body} {marks}{end or '.'}" if marks else f"{body}{end or '.'}"
+
+
+def normalise_phrase(text: str) -> str:
+    """Lower case, punctuation and hyphens as single spaces: "Wheel-Axle" and "wheel axle" match."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def mentions(text: str, phrase: str) -> bool:
+    """True when ``text`` contains ``phrase`` as whole words, ignoring case, hyphens and punctuation."""
+    needle = normalise_phrase(phrase)
+    return bool(needle) and f" {needle} " in f" {normalise_phrase(text)} "
+
+
+def compared_entities(intent: Intent) -> list[str]:
+    """The entities a question compares: all of them for a "compare" question, else two or more of one kind."""
+    texts = list(dict.fromkeys(e.text for e in intent.entities if e.text.strip()))
+    if intent.action == "compare":
+        return texts if len(texts) >= 2 else []
+    by_label: dict[str, list[str]] = {}
+    for entity in intent.entities:
+        if entity.text.strip() and entity.text not in by_label.setdefault(entity.label, []):
+            by_label[entity.label].append(entity.text)
+    return next((names for names in by_label.values() if len(names) >= 2), [])

@@ -1,0 +1,86 @@
+"""Text helpers: sentences, citations, figures, named tokens, absolute wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.reflection.text import (
+    absolute_words,
+    citations,
+    coverage,
+    figures,
+    is_key_statement,
+    named_tokens,
+    soften,
+    split_sentences,
+    strip_citations,
+    with_citation,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def test_sentences_keep_their_citations_and_respect_abbreviations():
+    text = "Torque the nut to 150 lbf.ft [1]. Check it, e.g. daily [2][3].\n# Heading\nLast line"
+    assert split_sentences(text) == ["Torque the nut to 150 lbf.ft [1].", "Check it, e.g. daily [2][3].",
+                                     "# Heading", "Last line"]
+
+
+def test_hard_wrapped_lines_join_and_citation_only_fragments_merge():
+    assert split_sentences("The brake is\nserviceable at 1.0 mm. [2]") == ["The brake is serviceable at 1.0 mm. [2]"]
+
+
+def test_citations_expand_lists_and_ranges():
+    assert citations("a [2] b [1, 3] c [4-6] d [2]") == [2, 1, 3, 4, 5, 6]
+    assert strip_citations("Torque it [1][2].") == "Torque it."
+
+
+def test_figures_carry_units_and_skip_codes():
+    found = figures("Torque to 150 lbf.ft on the A320, 25% more, P/N 201-587-3, on June 7th 2010.")
+    assert [(f.text, f.value, f.unit) for f in found] == [
+        ("150 lbf.ft", 150.0, "lbf.ft"), ("25%", 25.0, "%"), ("7", 7.0, ""), ("2010", 2010.0, "")]
+
+
+def test_named_tokens_are_codes_months_and_names():
+    tokens = named_tokens("Fault E4027 on the A320 in January, reported by Boeing engineers.")
+    assert {"e4027", "a320", "january", "boeing"} <= tokens
+    assert "boeing" not in named_tokens("Fault on the A320, said Boeing.", capitalised=False)
+
+
+def test_absolute_wording_found_softened_and_idioms_ignored():
+    assert absolute_words("It always works and never fails for all units.") == ["always", "never", "all"]
+    assert absolute_words("The best book of all time, not at all an all-star.") == []
+    assert soften("Always torque all nuts.") == "Typically torque most nuts."
+
+
+def test_key_statements_and_coverage():
+    assert is_key_statement("Torque the axle nut to 150 lbf.ft.")
+    assert not is_key_statement("Yes, it does.")
+    assert coverage("torqued nuts", "Torque the nut") == 1.0
+    assert with_citation("A statement [3].", [1]) == "A statement [1]."
+
+
+def test_units_normalise_rates_and_drop_qualifiers():
+    assert [(f.text, f.unit) for f in figures("0.45 US qt/h and 0.8 qt per hour, 5 minutes a day")] == [
+        ("0.45 US qt/h", "qt/h"), ("0.8 qt per hour", "qt/h"), ("5 minutes a day", "minutes/d")]
+
+
+def test_mentions_ignores_case_hyphens_and_partial_words():
+    from engine.reflection.text import mentions
+
+    assert mentions("The Wheel-Axle nut", "wheel axle")
+    assert mentions("CFM56-7B limits", "cfm56 7b")
+    assert not mentions("The A3201 test", "A320")
+
+
+def test_compared_entities_need_compare_or_two_of_a_kind():
+    from engine.reflection.text import compared_entities
+    from engine.results import Entity, Intent
+
+    def make(action, *pairs):
+        return Intent(action=action, raw_query="q", entities=tuple(Entity(text=t, label=l) for t, l in pairs))
+
+    assert compared_entities(make("compare", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
+    assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
+    assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("wheel axle", "PERSON"))) == []
+    assert compared_entities(make("compare", ("A320", "AIRCRAFT"))) == []
