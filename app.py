@@ -1,26 +1,31 @@
-"""The workbench's Streamlit entry point: lists knowledge bases and their documents."""
+"""The workbench's Streamlit entry point: session state, the sidebar and navigation over six pages."""
 
 from __future__ import annotations
 
-import pandas as pd
+import uuid
+
 import streamlit as st
 
-from components.factories import get_store
+from components.session import ASK_HISTORY, ASK_QUESTION, ASK_SELECTED, SESSION_ID, TRACES_OPEN
+from components.sidebar import render_sidebar
 
-st.set_page_config(page_title="Reflective RAG workbench", layout="wide")
-st.title("Reflective RAG workbench")
-st.caption("Knowledge bases indexed from your documents. Every answer is checked against them before it is shown.")
+st.set_page_config(page_title="Reflective RAG workbench", page_icon=":material/fact_check:", layout="wide")
 
-store = get_store()
-bases = store.list_knowledge_bases()
-if not bases:
-    st.info("No knowledge bases yet. Index documents with `python -m engine ingest PATH --kb NAME` or `make run`.")
-for base in bases:
-    dates = f"{base.earliest_date or 'unknown'} to {base.latest_date or 'unknown'}"
-    with st.expander(f"{base.name}: {base.documents} documents, {base.chunks} chunks ({dates})", expanded=True):
-        docs = store.list_documents(base.name)
-        frame = pd.DataFrame([d.to_dict() for d in docs])
-        st.dataframe(
-            frame[["title", "file_name", "update_date", "authority", "doc_type", "revision", "chunks", "doc_id"]],
-            hide_index=True, use_container_width=True,
-        )
+st.session_state.setdefault(SESSION_ID, uuid.uuid4().hex)
+st.session_state.setdefault(ASK_HISTORY, [])
+st.session_state.setdefault(ASK_SELECTED, None)
+st.session_state.setdefault(ASK_QUESTION, "")
+st.session_state.setdefault(TRACES_OPEN, None)
+
+PAGES = [
+    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:", default=True),
+    st.Page("pages/documents.py", title="Documents", icon=":material/description:"),
+    st.Page("pages/strategy.py", title="Strategy", icon=":material/tune:"),
+    st.Page("pages/agent.py", title="Agent", icon=":material/smart_toy:"),
+    st.Page("pages/traces.py", title="Traces", icon=":material/timeline:"),
+    st.Page("pages/experiments.py", title="Experiments", icon=":material/science:"),
+]
+
+page = st.navigation(PAGES)
+render_sidebar()
+page.run()

@@ -56,3 +56,44 @@ def get_ingestor():
     from engine.ingest import Ingestor
 
     return Ingestor(get_store())
+
+
+@st.cache_resource(show_spinner=False)
+def get_agent_runtime():
+    """The tool-calling agent over this data folder; user and role are passed per run, never stored here."""
+    from engine.agent import build_runtime
+    from engine.agent.defaults import pipeline_answer
+    from engine.llm.registry import default_provider_id, get_provider
+
+    settings, store = get_settings(), get_store()
+    provider_id = default_provider_id()
+    return build_runtime(settings, get_provider(provider_id), store=store,
+                         answer=pipeline_answer(settings, store, provider_id))
+
+
+@st.cache_resource(show_spinner=False)
+def get_experiment_store():
+    from engine.experiments import ExperimentStore
+
+    return ExperimentStore(get_settings().data_dir)
+
+
+@st.cache_resource(show_spinner=False)
+def get_rollout_store():
+    from engine.experiments import RolloutStore
+
+    return RolloutStore(get_settings().data_dir)
+
+
+@st.cache_data(show_spinner=False)
+def get_reflection_parts(provider_id: str) -> dict:
+    """Mode, generator and reviewer (model ids where the parts have one) of the default dual loop."""
+    from engine.reflection import build_reflection
+
+    loop = build_reflection(provider_id, "dual", settings=get_settings())
+    parts = loop.describe()
+    for role in ("generator", "reviewer"):
+        model = getattr(getattr(loop, role, None), "model", None)
+        if isinstance(model, str) and model:
+            parts[role] = f"{parts[role]} ({model})" if parts[role].startswith("LLM") else model
+    return parts

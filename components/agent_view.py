@@ -1,0 +1,135 @@
+"""The Agent page's pieces: the tool list, one run as chat messages with its steps, the approval card, the audit log.
+
+Everything a tool or the model returns is untrusted: it is shown as JSON (``st.json``), in table
+cells with links and images neutralised, or through ``safe_text`` — never as Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.safe_text import encode, label, neutralise_markdown, show
+from engine.agent import AgentRun, AgentRuntime, PendingCall, Step
+
+DECISION_LABEL = {
+    "allowed": "allowed", "approved": "approved by a person", "denied": "denied (role too low)",
+    "invalid": "invalid arguments", "confirmation_required": "waiting for approval",
+    "rejected_by_user": "denied by a person", "timed_out": "timed out", "not_allowed": "unknown tool",
+    "rate_limited": "rate or budget limit",
+}
+DECISION_ICON = {
+    "allowed": ":material/check_circle:", "approved": ":material/check_circle:",
+    "confirmation_required": ":material/pause_circle:", "timed_out": ":material/timer_off:",
+    "invalid": ":material/warning:",
+}
+STATUS_LABEL = {
+    "completed": "completed", "paused": "waiting for approval", "max_steps": "stopped: step limit",
+    "failed": "failed", "budget_exceeded": "stopped: budget used up", "running": "running",
+}
+RISK_LABEL = {"read": "read", "write": "write", "high": "high — needs approval"}
+
+
+def tools_frame(runtime: AgentRuntime, role: str) -> pd.DataFrame:
+    """Every registered tool: risk, the least role allowed, whether ``role`` may call it, what it does."""
+    rows = [{
+        "tool": tool.name, "risk": RISK_LABEL.get(tool.risk, tool.risk), "least role": tool.role,
+        "you may call": runtime.policy.permits(tool, role), "what it does": tool.description.split("\n")[0],
+    } for tool in runtime.registry]
+    return pd.DataFrame(rows, columns=["tool", "risk", "least role", "you may call", "what it does"])
+
+
+def render_tools(runtime: AgentRuntime, role: str) -> None:
+    with st.expander("Tools the agent can use", expanded=False):
+        st.caption("High-risk tools always pause for a person's approval. A role may call the tools whose least "
+                   "role is its own or lower (viewer < analyst < admin).")
+        st.dataframe(tools_frame(runtime, role), hide_index=True, width="stretch",
+                     column_config={"you may call": st.column_config.CheckboxColumn()})
+
+
+def _result_preview(step: Step) -> Any:
+    """The step's result envelope, or a note when there is none yet."""
+    if step.result is None:
+        return {"status": "not run yet"}
+    return step.result
+
+
+def render_step(step: Step) -> None:
+    """One tool call: tool, decision and duration in the header; arguments and result as inert JSON."""
+    decision = DECISION_LABEL.get(step.decision, step.decision)
+    ok = (step.result or {}).get("ok")
+    outcome = "ok" if ok else (step.result or {}).get("error", "pending")
+    header = f"Step {step.step} · {step.tool} · {decision} · {outcome} · {step.duration_ms:.0f} ms"
+    with st.expander(label(header, limit=200), expanded=False,
+                     icon=DECISION_ICON.get(step.decision, ":material/block:")):
+        left, right = st.columns(2)
+        with left:
+            st.caption("Arguments")
+            st.json(step.arguments if step.arguments is not None else {}, expanded=True)
+        with right:
+            st.caption("Result")
+            st.json(_result_preview(step), expanded=1)
+
+
+def render_pending(run: AgentRun, pending: PendingCall, can_approve: bool,
+                   on_decide: Callable[[str, bool], None]) -> None:
+    """The confirmation card for a paused high-risk call, with Approve / Deny."""
+    with st.container(border=True):
+        st.warning(label(f"High-risk call waiting for your decision: {pending.tool} (risk: {pending.risk}).", 300))
+        show(f"<b>What will happen:</b> {encode(pending.summary)}")
+        st.caption("Exact arguments that run if you approve:")
+        st.json(pending.arguments, expanded=True)
+        left, right, _ = st.columns([1, 1, 3])
+        left.button("Approve", key=f"agent.approve.{run.run_id}", type="primary", disabled=not can_approve,
+                    on_click=on_decide, args=(run.run_id, True), width="stretch")
+        right.button("Deny", key=f"agent.deny.{run.run_id}", on_click=on_decide, args=(run.run_id, False),
+                     width="stretch")
+        if not can_approve:
+            st.caption("Your current role may not call this tool, so it may not approve it either; "
+                       "switch to a role that may, or deny it.")
+
+
+def render_run(run: AgentRun, can_approve: Callable[[str], bool], on_decide: Callable[[str, bool], None]) -> None:
+    """A run as a chat exchange: the request, then the steps, the approval card or the final answer."""
+    with st.chat_message("user"):
+        show(encode(run.request))
+        st.caption(f"as {label(run.user, limit=60)} · role {run.role}")
+    with st.chat_message("assistant"):
+        st.caption(f"Run {run.run_id} · {STATUS_LABEL.get(run.status, run.status)} · provider {run.provider}")
+        for step in run.steps:
+            render_step(step)
+        if run.pending is not None:
+            render_pending(run, run.pending, can_approve(run.pending.tool), on_decide)
+        elif run.final_text:
+            if run.status == "completed":
+                show(encode(run.final_text))
+            else:
+                st.error(label(run.final_text, limit=800))
+
+
+def audit_frame(steps: list[dict[str, Any]]) -> pd.DataFrame:
+    """Audit-log rows, newest first; arguments as compact JSON text (already redacted by the engine)."""
+    rows = [{
+        "time": s["ts"], "run": s["run_id"], "step": s["step"], "user": neutralise_markdown(s["user"]),
+        "role": s["role"], "tool": neutralise_markdown(s["tool"]), "decision": s["decision"],
+        "result": s["result_status"], "ms": round(float(s["duration_ms"]), 1),
+        "arguments": neutralise_markdown(json.dumps(s["arguments"], ensure_ascii=False)),
+        "message": neutralise_markdown(s.get("message", "")),
+    } for s in reversed(steps)]
+    return pd.DataFrame(rows, columns=["time", "run", "step", "user", "role", "tool", "decision", "result", "ms",
+                                       "arguments", "message"])
+
+
+def render_audit(steps: list[dict[str, Any]]) -> None:
+    st.caption("Every tool call any user proposed, with the runtime's decision and outcome; secrets in arguments "
+               "are redacted before they are stored.")
+    if not steps:
+        st.info("No agent steps recorded yet. Send the agent a request above.")
+        return
+    st.dataframe(audit_frame(steps), hide_index=True, width="stretch",
+                 column_config={"arguments": st.column_config.TextColumn(width="large"),
+                                "message": st.column_config.TextColumn(width="large")})

@@ -1,0 +1,120 @@
+"""The Ask page's inputs: sample questions, the question form with its options, and this session's history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import streamlit as st
+
+from components.safe_text import label
+from components.session import ASK_QUESTION, ASK_SELECTED
+from components.answer_panels import STATUS_LOOK
+from engine.config import Settings
+from engine.pipeline import AskOptions
+from engine.results import Answer
+
+Reflection = Literal["auto", "on", "off"]
+REFLECTION_LABELS = {"auto": "Auto (rollout)", "on": "On", "off": "Off"}
+SAMPLE_KEY = "ask.sample"
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """What the user submitted."""
+
+    question: str
+    knowledge_bases: tuple[str, ...]
+    reflection: Reflection
+    mode: Literal["dual", "single"]
+    max_rounds: int
+
+
+@st.cache_data(show_spinner=False)
+def sample_question_list() -> list[str]:
+    """The demo questions shipped with the sample corpus (empty when the file is missing)."""
+    try:
+        from engine.experiments import sample_questions
+
+        return list(sample_questions().questions)
+    except Exception:  # noqa: BLE001 - the picker is a convenience; without the file it simply hides
+        return []
+
+
+def _use_sample() -> None:
+    choice = st.session_state.get(SAMPLE_KEY)
+    if choice:
+        st.session_state[ASK_QUESTION] = choice
+
+
+def sample_picker() -> None:
+    """A picker that copies a sample question into the question box."""
+    samples = sample_question_list()
+    if samples:
+        st.selectbox("Sample questions", samples, index=None, key=SAMPLE_KEY, on_change=_use_sample,
+                     placeholder="Pick a sample question to fill the box (optional)",
+                     help="Questions written for the sample corpus; each exercises a known trap.")
+
+
+def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
+    """The question box and options; returns the request when submitted with a question."""
+    with st.form("ask.form", border=True):
+        st.text_area("Question", key=ASK_QUESTION, height=90,
+                     placeholder="e.g. What is the current final torque for the A320 main landing gear axle nut?")
+        kb_col, refl_col, mode_col, rounds_col = st.columns([2, 2, 1.2, 1])
+        kbs = kb_col.multiselect("Knowledge bases", list(knowledge_bases), key="ask.kbs",
+                                 placeholder="All (the strategy routes)",
+                                 help="Leave empty to let the active strategy search every knowledge base.")
+        reflection = refl_col.segmented_control(
+            "Reflection", list(REFLECTION_LABELS), default="auto", required=True, key="ask.reflection",
+            format_func=REFLECTION_LABELS.get,
+            help="Review and revise the draft before showing it. Auto follows the gradual rollout set on the "
+                 "Experiments page, and the bucket this question landed in is recorded.")
+        mode = mode_col.radio("Review mode", ["dual", "single"], horizontal=True, key="ask.mode",
+                              help="Dual: a separate reviewer checks the generator. Single: the generator reviews "
+                                   "its own draft.")
+        rounds = rounds_col.number_input("Max rounds", min_value=0, max_value=6, value=2, step=1, key="ask.rounds",
+                                         help="Review/revise rounds before the engine refuses.")
+        submitted = st.form_submit_button("Ask", type="primary", icon=":material/send:")
+    if not submitted:
+        return None
+    question = (st.session_state.get(ASK_QUESTION) or "").strip()
+    if not question:
+        st.warning("Type a question first.", icon=":material/edit:")
+        return None
+    return AskRequest(question, tuple(kbs), reflection or "auto", mode, int(rounds))
+
+
+def build_options(request: AskRequest, session_id: str, settings: Settings) -> AskOptions:
+    """AskOptions for a request; with reflection on auto, the rollout (if the engine has one) decides."""
+    options = AskOptions(knowledge_bases=request.knowledge_bases or None, reflection=request.reflection != "off",
+                         mode=request.mode, max_rounds=request.max_rounds)
+    if request.reflection == "auto":
+        from engine import experiments
+
+        rollout = getattr(experiments, "rollout_options", None)
+        if rollout is not None:
+            options = rollout(options, request.question, session_id, settings)
+    return options
+
+
+def _select(index: int) -> None:
+    st.session_state[ASK_SELECTED] = index
+
+
+def history_list(history: Sequence[Answer]) -> None:
+    """This session's questions, newest first; clicking one shows its answer again."""
+    st.markdown("**History**")
+    st.caption("This session's questions. Click one to show its answer again; all runs are also kept on the "
+               "Traces page.")
+    if not history:
+        st.caption("Nothing asked yet.")
+        return
+    current = st.session_state.get(ASK_SELECTED)
+    for index in range(len(history) - 1, -1, -1):
+        answer = history[index]
+        icon = STATUS_LOOK.get(answer.status, ("", ":material/help:", ""))[1]
+        st.button(label(answer.question, limit=70), key=f"ask.history.{index}", icon=icon, on_click=_select,
+                  args=(index,), type="primary" if index == current else "tertiary", width="stretch",
+                  help=f"{answer.status}, {answer.iterations} review round(s), trace {answer.trace_id}")

@@ -1,0 +1,139 @@
+"""Upload pieces of the Documents page: the upload form, per-file progress bars and the outcome table."""
+
+from __future__ import annotations
+
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components.safe_text import label, neutralise_markdown
+from engine.documents.types import SUPPORTED_EXTENSIONS
+from engine.errors import EngineError
+from engine.ingest import FileResult, IngestReport, Ingestor
+
+UPLOAD_TYPES = sorted({ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS})
+STATUS_LABEL = {
+    "added": "✅ added",
+    "unchanged": "⏸️ unchanged",
+    "replaced": "🔁 replaced",
+    "rejected": "⛔ rejected",
+}
+FROM_FILE = "from the file"
+NEW_BASE = "➕ new knowledge base…"
+REPORT_KEY = "documents.last_report"
+
+
+@dataclass(frozen=True)
+class UploadRequest:
+    """What the user asked to ingest: files as (name, bytes), a target base and metadata overrides."""
+
+    files: tuple[tuple[str, bytes], ...]
+    knowledge_base: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def metadata_overrides(update_date: date | None, authority: Any, doc_type: str | None) -> dict[str, Any]:
+    """Only the fields the user filled in; blank fields are taken from each file."""
+    meta: dict[str, Any] = {}
+    if update_date is not None:
+        meta["update_date"] = update_date.isoformat()
+    if authority not in (None, "", FROM_FILE):
+        meta["authority"] = int(authority)
+    if doc_type and doc_type.strip():
+        meta["doc_type"] = doc_type.strip()
+    return meta
+
+
+def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
+    """Render the upload form; return the request when it is submitted with files."""
+    with st.form("documents.upload", clear_on_submit=False, border=True):
+        files = st.file_uploader(
+            "Files to index", type=UPLOAD_TYPES, accept_multiple_files=True, key="documents.files",
+            help="PDF, Word (.docx), Markdown, HTML, plain text or CSV. Several files at once are fine.",
+        )
+        left, right = st.columns(2)
+        options = [*kb_names, NEW_BASE]
+        chosen = left.selectbox("Knowledge base", options, key="documents.kb",
+                                help="Pick an existing base, or the last entry to create a new one.")
+        new_name = right.text_input("New knowledge base name", key="documents.new_kb",
+                                    placeholder="e.g. manuals (lower-case, digits, - or _)",
+                                    help="Used when “new knowledge base” is selected, or when there are none yet.")
+        st.caption("Metadata below applies to every file in this upload. Leave a field blank to take it "
+                   "from the file itself (front matter, sidecar or title).")
+        c1, c2, c3 = st.columns(3)
+        update_date = c1.date_input("Update date", value=None, key="documents.update_date", format="YYYY-MM-DD")
+        authority = c2.selectbox("Authority (1 low – 5 high)", [FROM_FILE, 1, 2, 3, 4, 5], key="documents.authority")
+        doc_type = c3.text_input("Document type", key="documents.doc_type", placeholder="e.g. manual, regulation")
+        submitted = st.form_submit_button("Index files", type="primary", key="documents.submit")
+    if not submitted:
+        return None
+    if not files:
+        st.warning("Choose at least one file to upload first.")
+        return None
+    kb = new_name.strip() if (chosen == NEW_BASE or not kb_names) else chosen
+    if not kb:
+        st.warning("Type a name for the new knowledge base, or pick an existing one.")
+        return None
+    return UploadRequest(
+        files=tuple((f.name, f.getvalue()) for f in files),
+        knowledge_base=kb,
+        metadata=metadata_overrides(update_date, authority, doc_type),
+    )
+
+
+def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | None:
+    """Ingest the request with one progress bar per file; EngineError is shown, not raised."""
+    st.markdown(f"**Indexing {len(request.files)} file(s) into {label(request.knowledge_base, limit=70)}**")
+    bars: dict[str, list[Any]] = {}
+    for name, _ in request.files:
+        bars.setdefault(name, []).append(st.progress(0.0, text=f"{label(name)}: waiting…"))
+
+    def progress(result: FileResult) -> None:
+        queue = bars.get(result.name) or []
+        if queue:
+            queue.pop(0).progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
+
+    try:
+        report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata, progress=progress)
+    except EngineError as exc:
+        st.error("Nothing was indexed: " + label(str(exc), limit=600))
+        return None
+    return report
+
+
+def outcome_frame(report: IngestReport) -> pd.DataFrame:
+    """One row per file: its outcome, title, chunk count and the reason for a rejection."""
+    rows = [{
+        "file": neutralise_markdown(f.name),
+        "outcome": STATUS_LABEL[f.status],
+        "title": neutralise_markdown(f.title),
+        "chunks": f.chunks,
+        "reason": neutralise_markdown(f.reason),
+        "doc_id": f.doc_id or "",
+    } for f in report.files]
+    return pd.DataFrame(rows, columns=["file", "outcome", "title", "chunks", "reason", "doc_id"])
+
+
+def outcome_summary(report: IngestReport) -> str:
+    parts = [f"{report.count(s)} {s}" for s in ("added", "unchanged", "replaced", "rejected")]
+    return f"{', '.join(parts)} · {report.chunks_written} chunks written in {report.seconds:.1f} s"
+
+
+def render_outcome(report: IngestReport) -> None:
+    """The outcome of the last upload: a summary line and a table (text shown as plain cells)."""
+    st.subheader("Last upload")
+    st.caption("Added: new document. Unchanged: same content and metadata as before, skipped. "
+               "Replaced: a changed version replaced the old chunks. Rejected: nothing written; see the reason.")
+    summary = outcome_summary(report)
+    if report.count("rejected"):
+        st.warning(f"`{report.knowledge_base}`: {summary}")
+    else:
+        st.success(f"`{report.knowledge_base}`: {summary}")
+    st.dataframe(outcome_frame(report), hide_index=True, width="stretch", key="documents.outcome",
+                 column_config={"reason": st.column_config.TextColumn("reason", width="large")})
+

@@ -1,0 +1,12 @@
+"""Session-state keys shared by app.py (which sets their defaults) and the pages (which read them)."""
+
+SESSION_ID = "session_id"
+"""A random id per browser session; the gradual rollout hashes it with the question."""
+ASK_HISTORY = "ask.history"
+"""This session's answers (engine ``Answer`` objects), oldest first."""
+ASK_SELECTED = "ask.selected"
+"""Index into ASK_HISTORY of the answer on screen, or None."""
+ASK_QUESTION = "ask.question"
+"""The question box's text."""
+TRACES_OPEN = "traces.open"
+"""Trace id opened on the Traces page, or None."""

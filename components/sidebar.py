@@ -1,0 +1,54 @@
+"""The sidebar on every page: provider and models, knowledge bases, the active strategy version."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.factories import get_reflection_parts, get_settings, get_store, get_strategy_store
+from components.safe_text import label
+from engine.errors import EngineError
+from engine.llm.registry import default_provider_id
+
+WHY = {
+    "offline": "no ANTHROPIC_API_KEY is set, so answers come from the deterministic offline provider",
+    "anthropic": "ANTHROPIC_API_KEY is set, so answers come from Claude",
+}
+
+
+def model_lines(provider_id: str) -> list[str]:
+    """Generator and reviewer of the default loop, or why they cannot be built."""
+    try:
+        parts = get_reflection_parts(provider_id)
+    except EngineError as exc:
+        return [f"unavailable: {exc}"]
+    return [f"generator: {parts['generator']}", f"reviewer: {parts['reviewer']}"]
+
+
+def render_sidebar() -> None:
+    """Provider, models, knowledge bases with document counts, and the active strategy version."""
+    settings = get_settings()
+    with st.sidebar:
+        st.markdown("### Workbench")
+        provider = default_provider_id()
+        models = model_lines(provider)
+        st.markdown(f"**Provider:** `{provider}`")
+        st.caption(WHY.get(provider, "the provider every question uses unless told otherwise") + ".")
+        st.markdown("**Models**")
+        st.caption("\n".join(f"- {label(m)}" for m in [*models, f"embeddings: {settings.embedding_model}"]))
+        st.markdown("**Knowledge bases**")
+        try:
+            bases = get_store().list_knowledge_bases()
+        except EngineError as exc:
+            st.error(str(exc))
+            bases = []
+        if bases:
+            st.caption("\n".join(f"- `{b.name}`: {b.documents} documents, {b.chunks} chunks" for b in bases))
+        else:
+            st.caption("None yet: upload documents on the Documents page.")
+        st.markdown("**Strategy**")
+        try:
+            version = get_strategy_store().active_version()
+            st.caption(f"Active version `{version}` (edit it on the Strategy page).")
+        except EngineError as exc:
+            st.error(str(exc))
+        st.caption(f"Data folder: `{settings.data_dir}`")

@@ -1,0 +1,53 @@
+"""Ask: a question in, every stage of the answer out (intent, plan, evidence, draft vs revised, checks, timing)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.answer_view import StageProgress, render_answer
+from components.ask_form import ask_form, build_options, history_list, sample_picker
+from components.factories import get_pipeline, get_settings, get_store
+from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID
+from engine.errors import EngineError
+
+st.title("Ask")
+st.caption("Ask a question about your documents. The engine reads the question, plans weighted searches, drafts a "
+           "cited answer, reviews it against the evidence, validates citations and dates, and shows every step "
+           "below. Nothing is shown as an answer unless it passed those checks.")
+
+history = st.session_state[ASK_HISTORY]
+form_col, history_col = st.columns([3, 1], gap="large")
+with form_col:
+    sample_picker()
+    request = ask_form(get_store().knowledge_base_names())
+
+if request is not None:
+    problem = None
+    with form_col, st.status("Answering…", expanded=True) as box:
+        try:
+            options = build_options(request, st.session_state[SESSION_ID], get_settings())
+            answer = get_pipeline().run(request.question, options, progress=StageProgress(box))
+        except EngineError as exc:
+            problem = str(exc)
+            box.update(label="Could not answer", state="error", expanded=False)
+        else:
+            seconds = answer.timings.get("total", 0) / 1000
+            done = {"success": f"Answered in {seconds:.1f} s",
+                    "refused": f"Refused after {seconds:.1f} s: see why below",
+                    "failure": f"Failed after {seconds:.1f} s: see below"}
+            box.update(label=done[answer.status],
+                       state="error" if answer.status == "failure" else "complete", expanded=False)
+            history.append(answer)
+            st.session_state[ASK_SELECTED] = len(history) - 1
+    if problem:
+        st.error(problem, icon=":material/error:")
+
+with history_col:
+    history_list(history)
+
+selected = st.session_state[ASK_SELECTED]
+if selected is not None and 0 <= selected < len(history):
+    st.divider()
+    render_answer(history[selected], key=f"ask.answer.{selected}")
+elif not history:
+    st.info("Type a question above (or pick a sample) and press **Ask**. Results appear here, stage by stage.")

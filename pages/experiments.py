@@ -1,0 +1,59 @@
+"""Experiments: A/B runs over a question set with bootstrap intervals, and the gradual reflection rollout."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import experiment_charts as charts
+from components import experiment_view as view
+from components.factories import (
+    get_experiment_store, get_pipeline, get_rollout_store, get_strategy_store, get_trace_store,
+)
+from components.safe_text import label, neutralise_markdown
+from engine.errors import EngineError
+
+RESULT_KEY = "experiments.result"
+
+st.title("Experiments")
+st.caption("Compare two ways of answering on the same questions: every question runs through variant A and "
+           "variant B, and the metrics below show each arm and the difference B − A with a bootstrap interval.")
+
+ss = st.session_state
+experiments = get_experiment_store()
+
+st.header("Run an A/B", divider="gray")
+questions = view.question_set_picker(get_trace_store())
+if questions is not None:
+    with st.expander(f"{len(questions)} question(s) available", expanded=False):
+        st.dataframe({"question": [neutralise_markdown(q) for q in questions.questions]}, hide_index=True,
+                     width="stretch")
+variants = view.variant_picker(get_strategy_store())
+limit = st.number_input("Question limit", min_value=1, max_value=200, value=5, step=1, key="experiments.limit",
+                        help="Each question runs the full pipeline twice (A and B), so keep this small at first.")
+if questions is not None:
+    runs = 2 * min(int(limit), len(questions))
+    st.caption(f"This run produces {runs} answers ({min(int(limit), len(questions))} questions × 2 variants).")
+if st.button("Run experiment", type="primary", key="experiments.run", disabled=questions is None or variants is None):
+    result = view.run_with_progress(get_pipeline(), questions, variants, int(limit), experiments)
+    if result is not None:
+        ss[RESULT_KEY] = result
+
+with st.expander("Saved experiments", expanded=False):
+    opened = view.render_history(experiments)
+    if opened:
+        try:
+            ss[RESULT_KEY] = experiments.get(opened)
+        except EngineError as exc:
+            st.error(label(str(exc), limit=600))
+
+result = ss.get(RESULT_KEY)
+if result is not None:
+    st.header("Results", divider="gray")
+    view.render_summary(result)
+    st.dataframe(view.metrics_frame(result), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="localized") for c in ("A", "B", "B − A")})
+    charts.render_charts(result)
+    view.render_answers(result)
+
+st.header("Gradual rollout", divider="gray")
+view.render_rollout(get_rollout_store())

@@ -1,0 +1,65 @@
+"""Strategy: edit the active retrieval strategy live, preview its plan for a question, save and manage versions."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import strategy_editor as editor
+from components import strategy_preview as preview
+from components import strategy_versions as versions
+from components.safe_text import label
+from components.factories import get_perception, get_store, get_strategy_store
+from engine.errors import EngineError
+
+st.title("Strategy")
+st.caption("The strategy decides which knowledge bases a question searches, with which search types and weights, "
+           "and how evidence credibility is scored. Edit it here, check the plan it produces for a question, "
+           "then save it as a new version. Ask always uses the active version.")
+
+strategies = get_strategy_store()
+kb_names = get_store().knowledge_base_names()
+ss = st.session_state
+try:
+    active_version, active = strategies.active()
+except EngineError as exc:
+    st.error(f"The active strategy cannot be read: {label(str(exc), limit=600)} Activate another version below.")
+    active_version, active = None, None
+if editor.BASE_KEY not in ss and active is not None:
+    editor.load_into_editor(active_version, active)
+elif editor.BASE_KEY in ss and editor.K + "name" not in ss:
+    editor.restore_draft()
+
+versions.show_notice()
+if editor.BASE_KEY in ss:
+    base = ss[editor.BASE_KEY]
+    status, reload_col = st.columns([4, 1], vertical_alignment="bottom")
+    if base["version"] == active_version:
+        status.caption(f"Editing a draft of the active version {base['version']}.")
+    else:
+        status.warning(f"Editing a draft of version {base['version']}; the active version is {active_version}.")
+    reload_col.button("Discard edits", key="strategy.discard", help="Reload the active version into the editor.",
+                      on_click=editor.load_into_editor, args=(active_version, active), disabled=active is None)
+
+    edit_col, preview_col = st.columns([3, 2], gap="large")
+    with edit_col:
+        st.header("Edit", divider="gray")
+        values = editor.render_editor(kb_names)
+        strategy, problems = editor.build_strategy(values)
+        for problem in problems:
+            st.error(label(problem, limit=600))
+        if strategy is not None:
+            preview.render_unsaved(base["strategy"], strategy)
+        versions.render_save(strategies, strategy, problems)
+    with preview_col:
+        st.header("Preview", divider="gray")
+        st.caption("What the edited strategy would plan for a question, before anything is saved. "
+                   "'active weight' is what the active version gives the same task.")
+        question = st.text_input("Sample question", value=preview.sample_question(), key="strategy.question")
+        if strategy is None:
+            st.info("Fix the problems in the editor to see the preview.")
+        else:
+            preview.render_preview(get_perception(), question, strategy, active or strategy, kb_names)
+
+st.header("Versions", divider="gray")
+st.caption("Every save is a new version. Activate any version to make Ask use it; compare two to see what changed.")
+versions.render_versions(strategies)

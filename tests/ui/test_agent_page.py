@@ -1,0 +1,86 @@
+"""Agent page: a high-risk delete pauses for approval; Approve runs it once, Deny leaves the document."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.agent import AuditLog
+from engine.config import load_settings
+from engine.store import KnowledgeBaseStore
+from tests.ui.conftest import open_page
+
+pytestmark = pytest.mark.integration
+TITLE = "Shop Note SN-19-007 - A320 MLG Wheel Change Tips (axle nut torque)"
+REQUEST = "delete the document Shop Note SN-19-007"
+
+
+def _titles(data_dir) -> set[str]:
+    store = KnowledgeBaseStore(load_settings(data_dir=data_dir))
+    return {d.title for kb in store.knowledge_base_names() for d in store.list_documents(kb)}
+
+
+def _agent(app, role: str = "admin"):
+    at = open_page(app, "agent")
+    assert not at.exception
+    at.segmented_control(key="agent.role").set_value(role).run()
+    return at
+
+
+def _decision_button(at, kind: str):
+    return next(b for b in at.button if (b.key or "").startswith(f"agent.{kind}."))
+
+
+def _step_labels(at) -> list[str]:
+    """Step expander labels, without the Markdown escapes the page adds."""
+    return [e.label.replace("\\", "") for e in at.expander if e.label.startswith("Step ")]
+
+
+def _audit(at):
+    return next(d.value for d in at.dataframe if "decision" in d.value.columns)
+
+
+def _paused(app):
+    at = _agent(app)
+    at.chat_input(key="agent.input").set_value(REQUEST).run()
+    assert not at.exception
+    assert any("waiting for your decision" in w.value for w in at.warning)
+    assert any("delete_document" in x and "waiting for approval" in x for x in _step_labels(at))
+    return at
+
+
+def test_approve_runs_the_delete_once(app, ui_data_dir):
+    at = _paused(app)
+    assert TITLE in _titles(ui_data_dir)  # nothing happens before a person decides
+    _decision_button(at, "approve").click().run()
+    assert not at.exception
+    assert TITLE not in _titles(ui_data_dir)
+    assert not [b for b in at.button if (b.key or "").startswith("agent.approve.")]  # the card is gone
+    decisions = list(_audit(at)["decision"])
+    assert decisions.count("approved") == 1 and decisions.count("confirmation_required") == 1
+    steps = AuditLog.in_data_dir(ui_data_dir).steps()
+    assert [s["decision"] for s in steps if s["tool"] == "delete_document"] == ["confirmation_required", "approved"]
+    assert any("Deleted" in m.value for m in at.markdown)
+
+
+def test_deny_leaves_the_document(app, ui_data_dir):
+    at = _paused(app)
+    _decision_button(at, "deny").click().run()
+    assert not at.exception
+    assert TITLE in _titles(ui_data_dir)
+    assert "rejected_by_user" in set(_audit(at)["decision"])
+    assert any("denied" in m.value for m in at.markdown)
+
+
+def test_viewer_cannot_approve_an_admin_call(app, ui_data_dir):
+    at = _paused(app)
+    at.segmented_control(key="agent.role").set_value("viewer").run()
+    assert _decision_button(at, "approve").disabled
+    assert TITLE in _titles(ui_data_dir)
+
+
+def test_read_only_request_shows_its_step(app):
+    at = _agent(app, role="viewer")
+    at.chat_input(key="agent.input").set_value("list the documents in faq").run()
+    assert not at.exception
+    assert any("list_documents" in x and "allowed" in x for x in _step_labels(at))
+    assert any("Shop Note SN" in m.value for m in at.markdown)

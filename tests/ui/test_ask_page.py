@@ -1,0 +1,100 @@
+"""The Ask page on the offline provider: every panel of an answer, history, rollout and engine errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.conftest import SAMPLE_QUESTION, ask
+
+pytestmark = pytest.mark.integration
+
+SECOND_QUESTION = "Compare the fuel efficiency of A320 and B737, focusing on data from 2023 reports."
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_sidebar_names_provider_models_bases_and_strategy(app):
+    at = app.run()
+    assert not at.exception
+    sidebar = texts(at.sidebar.markdown) + texts(at.sidebar.caption)
+    assert "`offline`" in sidebar and "no ANTHROPIC_API_KEY" in sidebar
+    assert "offline-generator" in sidebar and "offline-reviewer" in sidebar
+    assert "`manuals`: 6 documents" in sidebar and "`faq`: 2 documents" in sidebar
+    assert "Active version `" in sidebar
+
+
+def test_answer_shows_every_stage(app):
+    at = ask(app.run())
+    assert not at.exception and not at.error
+    assert at.status[0].state == "complete"
+    answer = at.session_state["ask.history"][-1]
+    assert answer.question == SAMPLE_QUESTION and answer.provider == "offline"
+    assert answer.status in ("success", "refused") and answer.draft
+    markdown = texts(at.markdown)
+    assert at.subheader[0].value == SAMPLE_QUESTION
+    # intent card: the action and entity chips
+    assert f"<code>{answer.intent.action}</code>" in markdown
+    assert "A320" in markdown
+    # retrieval tasks with their reasons
+    tasks = at.dataframe[0].value
+    assert len(tasks) == len(answer.tasks) > 0 and set(tasks["reason"]) != {"–"}
+    # both answers side by side, then the issues and validation panels
+    assert "*Draft*" in markdown and "*Revised*" in markdown
+    assert "**Review issues**" in markdown and "**Validation checks**" in markdown
+    assert "Round 1" in markdown and ("citation" in markdown and "timeliness" in markdown)
+    if any(r.issues for r in answer.reviews):
+        assert any("·" in e.label for e in at.expander if e.label.split(" ·")[0] in
+                   {"citation", "fact", "logic", "overconfidence", "format"})
+    # evidence list and the timing chart
+    assert sum(1 for e in at.expander if "authority" in e.label) == len(answer.evidence) > 0
+    assert at.get("plotly_chart")
+    # the history lists the question
+    assert any(b.label.startswith("What is the current final torque") for b in at.button)
+
+
+def test_history_shows_an_earlier_answer_again(app):
+    at = ask(app.run(), reflection="off")
+    at = ask(at, SECOND_QUESTION, reflection="off")
+    assert at.subheader[0].value == SECOND_QUESTION
+    first = next(b for b in at.button if b.label.startswith("What is the current final torque"))
+    at = first.click().run()
+    assert at.subheader[0].value == SAMPLE_QUESTION
+    assert len(at.session_state["ask.history"]) == 2
+
+
+def test_auto_reflection_follows_the_rollout_and_records_the_bucket(app, ui_data_dir):
+    from engine.experiments import RolloutStore
+
+    RolloutStore(ui_data_dir).set(0)
+    at = ask(app.run(), reflection="auto")
+    answer = at.session_state["ask.history"][-1]
+    assert answer.extra["rollout_bucket"] == "rollout:control@0%" and answer.extra["reflection"] is False
+    captions = texts(at.caption).replace("\\", "")
+    assert "rollout bucket rollout:control@0%" in captions
+    assert "Reflection was off for this run" in captions + texts(at.info)
+
+
+def test_engine_error_is_shown_with_what_to_do(app, ui_data_dir):
+    (ui_data_dir / "rollout.json").write_text("{not json")
+    at = ask(app.run(), reflection="auto")
+    assert not at.exception
+    assert "set the share again" in at.error[0].value
+    assert at.status[0].state == "error"
+
+
+def test_failed_run_says_what_to_do(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.ui.conftest import APP_TIMEOUT, ROOT, reset_engine_caches
+
+    monkeypatch.setenv("DATA_DIR", str(tmp_path / "empty"))
+    reset_engine_caches()
+    try:
+        at = ask(AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT).run())
+        assert not at.exception
+        assert "upload documents on the Documents page" in at.error[0].value
+        assert at.session_state["ask.history"][-1].status == "failure"
+    finally:
+        reset_engine_caches()

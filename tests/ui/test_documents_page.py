@@ -1,0 +1,144 @@
+"""Documents page: upload with per-file outcomes, the filtered document table, delete after confirmation."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from engine.config import load_settings
+from engine.store import KnowledgeBaseStore
+from tests import helpers
+from tests.ui.conftest import open_page
+
+pytestmark = pytest.mark.integration
+REV10 = "A320 AMM 32-41-11 Main Landing Gear Wheel - Removal/Installation (Rev 10)"
+
+
+def _frames(at, column: str):
+    """Dataframes on the page that have ``column`` (plain st.dataframe elements carry no key)."""
+    return [d.value for d in at.dataframe if column in d.value.columns]
+
+
+def _table(at):
+    return _frames(at, "knowledge_base")[0]
+
+
+def _documents(app):
+    at = open_page(app, "documents")
+    assert not at.exception
+    return at
+
+
+def test_lists_documents_and_corpus_charts(app):
+    at = _documents(app)
+    frame = _table(at)
+    assert set(frame["knowledge_base"]) == {"manuals", "faq"}
+    assert REV10 in set(frame["title"])
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_filters_narrow_the_table(app):
+    at = _documents(app)
+    at.multiselect(key="documents.f_kb").set_value(["faq"]).run()
+    assert set(_table(at)["knowledge_base"]) == {"faq"}
+    at.multiselect(key="documents.f_kb").set_value([]).run()
+    at.text_input(key="documents.f_title").set_value("rev 10").run()
+    assert list(_table(at)["title"]) == [REV10]
+    at.text_input(key="documents.f_title").set_value("").run()
+    at.slider(key="documents.f_auth").set_value((5, 5)).run()
+    assert set(_table(at)["authority"]) == {5}
+    at.slider(key="documents.f_auth").set_value((1, 5)).run()
+    at.date_input(key="documents.f_dates").set_value((date(2024, 1, 1), date(2024, 12, 31))).run()
+    assert all(str(d).startswith("2024") for d in _table(at)["update_date"])
+
+
+def test_upload_shows_each_outcome_and_the_new_document(app):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value([
+        ("tyres.md", b"# Tyre pressure\n\nCheck tyre pressure daily with cold tyres.", "text/markdown"),
+        ("brake-wear.md", helpers.SAMPLE_MD.encode(), "text/markdown"),
+        ("fake.pdf", b"this is not a pdf", "application/pdf"),
+    ])
+    at.selectbox(key="documents.kb").set_value("manuals")
+    at.selectbox(key="documents.authority").set_value(4)
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    outcome = _frames(at, "outcome")[0]
+    by_file = dict(zip(outcome["file"], outcome["outcome"]))
+    assert by_file["tyres.md"].endswith("added") and by_file["brake-wear.md"].endswith("added")
+    assert by_file["fake.pdf"].endswith("rejected")
+    assert "real PDF" in outcome.loc[outcome["file"] == "fake.pdf", "reason"].item()
+    assert [p.value for p in at.progress] == [100, 100, 100]  # one bar per file, all finished
+    frame = _table(at)
+    row = frame[frame["title"] == "Tyre pressure"]
+    assert list(row["knowledge_base"]) == ["manuals"] and list(row["authority"]) == [4]
+
+    at.button(key="documents.submit").click().run()  # the same files again
+    outcome = _frames(at, "outcome")[0]
+    assert dict(zip(outcome["file"], outcome["outcome"]))["tyres.md"].endswith("unchanged")
+
+
+def test_upload_into_a_new_base(app):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value(("note.txt", b"Hangar note: chock the wheels.", "text/plain"))
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
+    at.text_input(key="documents.new_kb").set_value("shop-notes")
+    at.button(key="documents.submit").click().run()
+    assert "shop-notes" in set(_table(at)["knowledge_base"])
+
+
+def test_invalid_base_name_is_an_error_not_a_crash(app):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value(("note.txt", b"text", "text/plain"))
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
+    at.text_input(key="documents.new_kb").set_value("Bad Name!")
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    assert any("Invalid knowledge base name" in e.value for e in at.main.error)
+
+
+def test_delete_needs_confirmation(app, ui_data_dir):
+    at = _documents(app)
+    label = next(o for o in at.selectbox(key="documents.delete_choice").options if "(Rev 10)" in o)
+    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    at.button(key="documents.delete").click().run()
+    assert at.button(key="documents.confirm_delete")  # the dialog asks first
+    assert REV10 in set(_table(at)["title"])
+    at.button(key="documents.cancel_delete").click().run()
+    assert REV10 in set(_table(at)["title"])
+
+    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    at.button(key="documents.delete").click().run()
+    at.button(key="documents.confirm_delete").click().run()
+    assert not at.exception
+    assert REV10 not in set(_table(at)["title"])
+    assert any("Deleted" in s.value for s in at.success)
+    store = KnowledgeBaseStore(load_settings(data_dir=ui_data_dir))
+    assert REV10 not in {d.title for d in store.list_documents("manuals")}
+
+
+def _rendered_text(at) -> tuple[list[str], list[str]]:
+    """(text of elements that render Markdown, including progress labels; dataframe cells as text)."""
+    markdown = [e.value for e in [*at.markdown, *at.caption, *at.success, *at.warning, *at.error]]
+    markdown += [p.proto.text for p in at.progress]
+    cells = [" ".join(map(str, d.value.astype(str).to_numpy().ravel())) for d in at.dataframe]
+    return markdown, cells
+
+
+def test_untrusted_titles_render_inert(app):
+    at = _documents(app)
+    evil = b"# ![pwn](http://example.com/x.png) [click](http://example.com) <img src=x>\n\nBody text."
+    at.file_uploader(key="documents.files").set_value(("[evil](http://example.com).md", evil, "text/markdown"))
+    at.selectbox(key="documents.kb").set_value("faq")
+    at.button(key="documents.submit").click().run()
+    assert not at.exception and len(at.progress) == 1
+    label = next(o for o in at.selectbox(key="documents.delete_choice").options if "pwn" in o)
+    markdown, cells = _rendered_text(at)
+    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    at.button(key="documents.delete").click().run()  # the confirmation dialog shows the title
+    more_markdown, more_cells = _rendered_text(at)
+    markdown, cells = markdown + more_markdown, cells + more_cells
+    assert any("pwn" in text for text in markdown) and any("pwn" in text for text in cells)
+    assert not any("](http" in t or "<img" in t or "http://" in t for t in markdown)  # no image, link or tag
+    assert not any("](http" in t or "http://" in t for t in cells)  # cells show no Markdown, and no URL either

@@ -1,0 +1,73 @@
+"""Experiments page: a tiny A/B on the offline provider shows the metrics table and charts; rollout share saves."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.experiments import ExperimentStore, RolloutStore
+from tests.ui.conftest import open_page
+
+pytestmark = pytest.mark.integration
+
+
+def _experiments(app):
+    at = open_page(app, "experiments")
+    assert not at.exception
+    return at
+
+
+def _frame(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+@pytest.mark.slow
+def test_tiny_ab_shows_metrics_and_charts(app, ui_data_dir):
+    at = _experiments(app)
+    at.radio(key="experiments.source").set_value("upload").run()
+    at.file_uploader(key="experiments.file").set_value(("two.txt", (
+        b"# two questions\n"
+        b"What is the current final torque for the A320 main landing gear wheel axle nut according to the AMM?\n"
+        b"Compare the fuel efficiency of A320 and B737, focusing on data from 2023 reports.\n"
+    ), "text/plain")).run()
+    at.number_input(key="experiments.limit").set_value(2).run()
+    assert not at.button(key="experiments.run").disabled
+    at.button(key="experiments.run").click().run()
+    assert not at.exception
+    assert at.progress[0].value == 100
+
+    metrics = _frame(at, "verdict")
+    assert {"validation pass rate", "review issues per answer", "refusal rate", "mean iterations",
+            "latency p50 (ms)", "latency p95 (ms)"} <= set(metrics["metric"])
+    assert any(c.endswith("CI") for c in metrics.columns)
+    counts = _frame(at, "refused")
+    assert list(counts["answers"]) == [2, 2]
+    assert list(counts["variant"]) == ["reflection off", "reflection on"]
+    assert len(at.get("plotly_chart")) == 3
+    answers = _frame(at, "trace")
+    assert len(answers) == 4 and answers["trace"].str.len().gt(0).all()
+    saved = ExperimentStore(ui_data_dir).list()
+    assert len(saved) == 1 and saved[0]["questions"] == 2
+
+    at.run()  # a rerun shows the same result without running anything again
+    assert len(ExperimentStore(ui_data_dir).list()) == 1 and _frame(at, "verdict").equals(metrics)
+
+
+def test_bad_question_file_is_explained(app):
+    at = _experiments(app)
+    at.radio(key="experiments.source").set_value("upload").run()
+    at.file_uploader(key="experiments.file").set_value(("q.jsonl", b'{"text": "no question field"}\n',
+                                                        "application/json")).run()
+    assert not at.exception
+    assert any("question" in e.value for e in at.error)
+    assert at.button(key="experiments.run").disabled
+
+
+def test_strategy_variants_and_rollout_share(app, ui_data_dir):
+    at = _experiments(app)
+    at.radio(key="experiments.kind").set_value("strategy").run()
+    assert at.selectbox(key="experiments.strategy_a").options[0].startswith("the active version")
+    at.slider(key="experiments.rollout_share").set_value(30).run()
+    at.button(key="experiments.rollout_save").click().run()
+    assert not at.exception
+    assert RolloutStore(ui_data_dir).get().share == 30
+    assert any("30%" in s.value for s in at.success)
