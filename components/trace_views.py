@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ import streamlit as st
 from components.answer_view import STAGE_ORDER
 from components.safe_text import neutralise_markdown
 from components.session import TRACES_OPEN
-from engine.tracing import TraceSummary
+from engine.tracing import TraceStats, TraceSummary, trace_stats
 
 
 # -- filters, table, picker -------------------------------------------------------------------------
@@ -110,17 +109,15 @@ def latency_over_time(frame: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Latency per stage over time")
 
 
-def percentiles(frame: pd.DataFrame) -> go.Figure:
-    stats = frame.groupby("stage")["ms"].quantile([0.5, 0.95]).unstack()
-    stats = stats.reindex([s for s in STAGE_ORDER if s in stats.index])
-    fig = go.Figure([go.Bar(name="p50", x=stats.index, y=stats[0.5]), go.Bar(name="p95", x=stats.index, y=stats[0.95])])
+def percentiles(stats: TraceStats) -> go.Figure:
+    stages = [s for s in STAGE_ORDER if s in stats.stage_latency]
+    fig = go.Figure([go.Bar(name=q, x=stages, y=[stats.stage_latency[s][q] for s in stages]) for q in ("p50", "p95")])
     fig.update_layout(barmode="group", yaxis_title="ms")
     return _layout(fig, "p50 / p95 per stage")
 
 
-def issue_counts(runs: Sequence[TraceSummary]) -> go.Figure:
-    counts = Counter(t for r in runs for t in r.issue_types)
-    items = sorted(counts.items(), key=lambda kv: -kv[1])
+def issue_counts(stats: TraceStats) -> go.Figure:
+    items = list(stats.issue_counts.items())
     fig = go.Figure(go.Bar(x=[k for k, _ in items], y=[v for _, v in items], marker_color="#1c83e1"))
     fig.update_layout(yaxis_title="runs with the issue")
     if not items:
@@ -137,9 +134,8 @@ def iteration_histogram(runs: Sequence[TraceSummary]) -> go.Figure:
     return _layout(fig, "Reflection iterations")
 
 
-def status_chart(runs: Sequence[TraceSummary]) -> go.Figure:
-    counts = Counter(r.status for r in runs)
-    refused = counts.get("refused", 0) / len(runs) if runs else 0.0
+def status_chart(stats: TraceStats) -> go.Figure:
+    counts, refused = stats.status_counts, stats.refusal_rate
     names = [s for s in STATUS_COLORS if counts.get(s)]
     fig = go.Figure(go.Bar(x=names, y=[counts[s] for s in names], marker_color=[STATUS_COLORS[s] for s in names]))
     fig.update_layout(yaxis_title="runs")
@@ -152,13 +148,14 @@ def render_trace_charts(runs: Sequence[TraceSummary], payloads: Sequence[dict[st
                "typical (p50) and slow (p95) stage latency, which review and validation issues come up, how many "
                "review rounds answers need, and how often the engine refuses.")
     frame = stage_frame(payloads)
+    stats = trace_stats(runs, payloads)
     top = st.columns(2)
     if frame.empty:
         top[0].info("No stage timings recorded in these runs.")
     else:
         top[0].plotly_chart(latency_over_time(frame), key="traces.chart.latency")
-        top[1].plotly_chart(percentiles(frame), key="traces.chart.percentiles")
+        top[1].plotly_chart(percentiles(stats), key="traces.chart.percentiles")
     bottom = st.columns(3)
-    bottom[0].plotly_chart(issue_counts(runs), key="traces.chart.issues")
+    bottom[0].plotly_chart(issue_counts(stats), key="traces.chart.issues")
     bottom[1].plotly_chart(iteration_histogram(runs), key="traces.chart.iterations")
-    bottom[2].plotly_chart(status_chart(runs), key="traces.chart.status")
+    bottom[2].plotly_chart(status_chart(stats), key="traces.chart.status")

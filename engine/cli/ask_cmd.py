@@ -25,6 +25,9 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--status", choices=("success", "refused", "failure"))
     p.set_defaults(handler=cmd_traces_list)
+    p = tr_sub.add_parser("stats", parents=[parent], help="latency percentiles, issues, iterations, refusal rate")
+    p.add_argument("--limit", type=int, default=200, help="newest runs to include")
+    p.set_defaults(handler=cmd_traces_stats)
     p = tr_sub.add_parser("show", parents=[parent], help="one run in full")
     p.add_argument("trace_id", metavar="ID")
     p.set_defaults(handler=cmd_traces_show)
@@ -75,6 +78,23 @@ def cmd_traces_list(args) -> int:
         [dict(r, total_ms=f"{r['total_ms']:.0f}") for r in p["traces"]],
         ["trace_id", "created_at", "status", "iterations", "total_ms", "provider", "question"], {"question": 60},
     ) if p["traces"] else "No runs yet. Ask something: python -m engine ask \"QUESTION\"")
+    return 0
+
+
+def cmd_traces_stats(args) -> int:
+    from engine.tracing import TraceStore, trace_stats
+
+    store = TraceStore(settings_from(args).data_dir)
+    runs = store.list(limit=args.limit)
+    stats = trace_stats(runs, [store.get(r.trace_id) for r in runs]).to_dict()
+
+    def render(p: dict) -> str:
+        rows = [{"stage": s, **v} for s, v in p["stage_latency"].items()]
+        return (f"runs: {p['runs']}   refusal rate: {p['refusal_rate']:.0%}   statuses: {p['status_counts']}\n"
+                f"issues: {p['issue_counts'] or 'none'}\niterations: {p['iterations']}\n\n"
+                + (table(rows, ["stage", "p50", "p95", "n"]) if rows else ""))
+
+    emit(args, stats, render)
     return 0
 
 

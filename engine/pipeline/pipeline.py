@@ -146,7 +146,7 @@ class Pipeline:
         status, final = outcome["status"], outcome["final"]
         if status == "success" and not validation.is_valid:
             status = "refused"
-            problems = "; ".join(i.message for i in validation.issues[:3])
+            problems = "; ".join(i.message.rstrip(". ") for i in validation.issues[:3])
             final = (f"I could not verify this answer against the documents: {problems}. "
                      "The unverified answer is kept in the trace.")
         return Answer(
