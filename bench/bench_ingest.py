@@ -62,16 +62,23 @@ def bench_corpus(path: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", default=str(DATASETS / "retrieval_dev" / "corpus.jsonl"))
+    parser.add_argument("--rounds", type=int, default=2, help="ingest/encode pairs per dataset (best of each kept)")
     args = parser.parse_args()
     settings = load_settings()
     embedder = get_embedder(settings.embedding_model, settings.embed_batch_size)
     embedder.encode(["warm up the model"] * 8)
-    results = [bench_sample_docs(embedder), bench_corpus(Path(args.corpus))]
     rows = []
-    for r in results:
-        started = time.perf_counter()
-        embedder.encode(r["texts"])
-        encode_s = time.perf_counter() - started
+    for run in (lambda: bench_sample_docs(embedder), lambda: bench_corpus(Path(args.corpus))):
+        # Alternate ingest and raw encode and keep the best of each, so that load from other
+        # processes on this small machine does not decide the ratio.
+        best, encode_s = None, float("inf")
+        for _ in range(args.rounds):
+            r = run()
+            best = r if best is None or r["ingest_s"] < best["ingest_s"] else best
+            started = time.perf_counter()
+            embedder.encode(r["texts"])
+            encode_s = min(encode_s, time.perf_counter() - started)
+        r = best
         ingest_rate = r["chunks"] / r["ingest_s"]
         encode_rate = len(r["texts"]) / encode_s
         rows.append({"dataset": r["name"], "chunks": r["chunks"], "ingest_s": round(r["ingest_s"], 2),
