@@ -1,19 +1,25 @@
-"""The offline generator: an extractive, cited answer from the best evidence sentences, and its revision.
+"""The offline generator: an extractive, cited answer from the best evidence units, and its revision.
 
-Sentences are ranked by embedding similarity to the question plus content-word overlap, with a
-preference for credible, authoritative and newer evidence (and for figures when the question asks
-for a quantity). Near-duplicates and figures contradicted by preferred evidence are skipped; for a
-comparison each compared entity gets its best sentence first.
+Evidence is cut into units (sentences, table rows, records; headings, flattened tables and
+questions are never quoted: see ``units``). Units are ranked by embedding similarity to the
+question plus content-word overlap, with a strong preference for units that name what the
+question is specifically about (its codes, part numbers, models, numbers: see ``focus``) and a
+penalty for units about another code of the same kind; then credible, authoritative and newer
+evidence, and figures when the question asks for a quantity. A superseded revision is not
+quoted when a newer one was retrieved, unless the question asks for that revision. Near-duplicates
+and figures contradicted by preferred evidence are skipped; for a comparison each compared
+entity gets its best unit first.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from engine.reflection.focus import Focus, asks_for, code_kind, codes_in, match, missing_from, question_focus
+from engine.reflection.signals import FOCUS_WEIGHT, Ask, chunk_prior, definition_bonus, question_parts, unit_bonus
 from engine.reflection.support import (
     CONFLICT_SIMILARITY,
     Embedder,
@@ -26,27 +32,22 @@ from engine.reflection.support import (
     subjects,
 )
 from engine.reflection.text import (
+    citations,
     compared_entities,
     content_words,
+    figures,
     mentions,
     named_tokens,
     numbers,
-    figures,
     soften,
     split_sentences,
     strip_citations,
     with_citation,
 )
+from engine.reflection.units import QUOTABLE, trim_record
 from engine.results import Evidence, Intent, Review
 
 NO_ANSWER = "The documents do not answer this question."
-_QUANTITY = re.compile(r"\b(how (?:much|many|long|often|far|high|low)|what (?:is|are) the (?:limit|value|torque|"
-                       r"pressure|interval|quantity|rate|amount)|minimum|maximum|average|percent|rate)\b", re.I)
-_MARKUP = re.compile(r"^[\s#>*|•-]+|[\s|]+$")
-_EMPHASIS = re.compile(r"\*\*|__|`")
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|we|we're|my|our|us)\b", re.IGNORECASE)
-_TABLE_RULE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?")
-MAX_SENTENCE_CHARS = 280
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,30 @@ class _Candidate:
     text: str
     score: float
     vector: np.ndarray
+    kind: str = "prose"
+    share: float = 1.0  # how much of the question's focus the unit names (directly, by context or by title)
+    rest: float = 0.0  # the score apart from similarity and word overlap with the question
+
+    similarity: float = 0.0  # to the whole question
+    overlap: float = 0.0
+    direct: float = 1.0  # the share of the focus the unit names itself
+    asked: bool = False  # from an older revision that the question explicitly asks about
+
+    def rescored(self, similarity: float, overlap: float, bonus: float = 0.0) -> _Candidate:
+        """The score for one part of the question (blended with the whole question).
+
+        A later part ("what is the probable cause") is about the focus named earlier, so a unit
+        that names it through its context counts as much as one that names it directly.
+        """
+        similarity = 0.6 * similarity + 0.4 * self.similarity
+        overlap = 0.6 * overlap + 0.4 * self.overlap
+        rest = self.rest + FOCUS_WEIGHT * 0.6 * (self.share - self.direct) + bonus
+        return replace(self, score=0.65 * similarity + 0.35 * overlap + rest)
+
+    def quote(self, wanted: set[str]) -> str:
+        """The unit with its [n] citation; a long record keeps only its fields about the question."""
+        text = trim_record(self.text, wanted) if self.kind == "record" else self.text
+        return with_citation(text, [self.chunk])
 
 
 class OfflineGenerator:
@@ -75,35 +100,57 @@ class OfflineGenerator:
             raise ValueError("min_relevance must be in [0, 1)")
         if embedder is not None and not callable(getattr(embedder, "encode", None)):
             raise TypeError("embedder must have an encode(texts) method returning normalised vectors")
-        self.cache = cache or VectorCache(embedder, model_name=model_name)
+        self.cache = cache or VectorCache.shared(embedder, model_name=model_name)
         self.max_sentences = max_sentences
         self.min_relevance = min_relevance
         self.name = "offline-generator"
 
     def draft(self, question: str, evidence: Sequence[Evidence], intent: Intent) -> str:
-        """An extractive answer: the best evidence sentences, each ending with its [n] citation."""
+        """An extractive answer: the best evidence units, each ending with its [n] citation."""
         if not evidence:
             return NO_ANSWER
-        index = EvidenceIndex(evidence, self.cache)
-        candidates = self._rank(question, index, intent)
+        parts = question_parts(question)
+        index = EvidenceIndex(evidence, self.cache, extra=[question, *parts])
+        focus = question_focus(question, intent)
+        candidates = self._rank(question, index, intent, focus)
         if not candidates or candidates[0].score < self.min_relevance:
             return NO_ANSWER
+        if not any(c.share > 0 for c in candidates):
+            focus = Focus(numbers=focus.numbers)  # nothing names it: rank without it, and let the review decide
         chosen: list[_Candidate] = []
-        for entity in compared_entities(intent):
-            match = next((c for c in candidates if _mentions(c, entity, index)), None)
-            if match is not None:
-                self._add(match, chosen, index, force=True)
+        for part in parts:  # "what does X mean, what is the cause and what is the action": one unit for each
+            self._answer_part(part, candidates, chosen, index, focus)
+        entities = compared_entities(intent)
+        for entity in entities:
+            others = [e for e in entities if e != entity]
+            own = [c for c in candidates if _mentions(c, entity, index)]
+            alone = next((c for c in own if not any(mentions(c.text, o) for o in others)), None)
+            found = alone if alone is not None and alone.score >= own[0].score - 0.15 else (own[0] if own else None)
+            if found is not None:
+                self._add(found, chosen, index, force=True)
+        for token in list(focus.codes) + list(focus.phrases):
+            if chosen and not missing_from(Focus((token,)) if token in focus.codes else Focus((), (token,)),
+                                           " ".join(c.text for c in chosen), _titles(index, chosen)):
+                continue
+            found = next((c for c in candidates if _names(c, token, focus, index)), None)
+            if found is not None and found.score >= self.min_relevance:
+                self._add(found, chosen, index)
         floor = max(self.min_relevance, 0.6 * candidates[0].score)
         for candidate in candidates:
             if len(chosen) >= self.max_sentences:
                 break
-            if candidate.score >= floor:
+            if candidate.score >= floor and (not focus or candidate.share > 0):
                 self._add(candidate, chosen, index)
-        return " ".join(with_citation(c.text, [c.chunk]) for c in chosen)
+        wanted = set(content_words(question))
+        return " ".join(c.quote(wanted) for c in chosen) or NO_ANSWER
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
-        """Apply ``review``: corrections, drop unsupported sentences, soften wording, re-cite to supporting evidence."""
-        index = EvidenceIndex(evidence, self.cache) if evidence else None
+        """Apply ``review``: corrections, drop unsupported sentences, soften wording, re-cite to supporting evidence.
+
+        Sentences about another code than the one asked are dropped, and when the answer does
+        not name what the question is about, the best units that do are added.
+        """
+        index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
         out: list[str] = []
         for sentence in split_sentences(answer):
             fixed = sentence
@@ -124,36 +171,81 @@ class OfflineGenerator:
             if "overconfidence" in kinds:
                 fixed = soften(fixed)
             out.append(fixed)
+        if index is not None:
+            out = self._refocus(question, index, out)
         return " ".join(out) or NO_ANSWER
 
-    def _rank(self, question: str, index: EvidenceIndex, intent: Intent) -> list[_Candidate]:
+    def _refocus(self, question: str, index: EvidenceIndex, sentences: list[str]) -> list[str]:
+        """``sentences`` without those about other codes, plus units that name what the answer misses."""
+        focus = question_focus(question)
+        if not focus:
+            return sentences
+        kept = [s for s in sentences if not match(focus, strip_citations(s), _cited_titles(index, s)).off_topic]
+        missing = missing_from(focus, " ".join(kept), [_cited_titles(index, s) for s in kept])
+        if not missing:
+            return kept
+        candidates = self._rank(question, index, Intent(action="unknown", raw_query=question), focus)
         wanted = set(content_words(question))
-        quantity = intent.constraints.quantitative is not None or bool(_QUANTITY.search(question))
+        for token in missing:
+            single = Focus((token,)) if token in focus.codes else Focus((), (token,))
+            found = next((c for c in candidates if not match(single, c.text, _title(index, c)).missing), None)
+            if found is not None:
+                sentence = found.quote(wanted)
+                if sentence not in kept:
+                    kept.append(sentence)
+        return kept
+
+    def _rank(self, question: str, index: EvidenceIndex, intent: Intent, focus: Focus) -> list[_Candidate]:
+        ask = Ask.of(question, intent, focus)
         q_vector = self.cache.encode([question])[0]
         dates = sorted({c.evidence.metadata.update_date for c in index.chunks if c.evidence.metadata.update_date})
-        pieces: list[tuple[int, str, float]] = []  # (chunk, text, prior)
-        for chunk in index.chunks:
-            if newer_revision(index, chunk.number) is not None:
-                continue  # a newer revision of this document was retrieved
-            meta = chunk.evidence.metadata
-            recency = (dates.index(meta.update_date) / max(len(dates) - 1, 1)) if meta.update_date in dates else 0.0
-            prior = (0.12 * min(max(chunk.evidence.credibility, 0.0), 1.0) + 0.04 * (meta.authority - 1) / 4
-                     + 0.04 * recency)
-            for raw in chunk.sentences:
-                for piece in _pieces(_clean(raw)):
-                    if len(piece.split()) >= 4 and content_words(piece) and "?" not in piece:
-                        pieces.append((chunk.number, piece, prior))
-        vectors = self.cache.encode([text for _, text, _ in pieces]) if pieces else []
         ranked: list[_Candidate] = []
-        for (number, text, prior), vector in zip(pieces, vectors):
-            mine = set(content_words(text))
-            overlap = len(mine & wanted) / len(wanted) if wanted else 0.0
-            bonus = 0.08 if quantity and figures(text) else 0.0
-            bonus -= (0.2 if _FIRST_PERSON.search(text) else 0.0) + (0.1 if _shouting(text) else 0.0)
-            score = 0.65 * float(vector @ q_vector) + 0.35 * overlap + prior + bonus
-            ranked.append(_Candidate(number, text, score, vector))
+        for chunk in index.chunks:
+            meta = chunk.evidence.metadata
+            newer = newer_revision(index, chunk.number)
+            asked = newer is not None and asks_for(question, meta, intent, index.chunk(newer).evidence.metadata.update_date)
+            if newer is not None and not asked:
+                continue  # a newer revision of this document was retrieved, and the question does not ask for this one
+            recency = (dates.index(meta.update_date) / max(len(dates) - 1, 1)) if meta.update_date in dates else 0.0
+            prior = chunk_prior(chunk.evidence.credibility, meta, recency, intent) + (0.1 if asked else 0.0)
+            sims = chunk.vectors @ q_vector
+            context = ""  # the last unit in this chunk that names a code of an asked kind
+            for position, (text, kind) in enumerate(zip(chunk.sentences, chunk.kinds)):
+                if focus.kinds & {code_kind(c) for c in codes_in(text)}:
+                    context = text
+                if kind not in QUOTABLE or len(text.split()) < 4 or not content_words(text):
+                    continue
+                overlap = len(set(content_words(text)) & ask.words) / len(ask.words) if ask.words else 0.0
+                bonus, share, direct = unit_bonus(ask, text, kind, f"{context} | {meta.title}", overlap)
+                score = 0.65 * float(sims[position]) + 0.35 * overlap + prior + bonus
+                ranked.append(_Candidate(chunk.number, text, score, chunk.vectors[position], kind, share,
+                                         prior + bonus, float(sims[position]), overlap, direct, asked))
         ranked.sort(key=lambda c: (-c.score, c.chunk))
         return ranked
+
+    def _answer_part(self, part: str, candidates: list[_Candidate], chosen: list[_Candidate], index: EvidenceIndex,
+                     focus: Focus) -> None:
+        """Add the best unit for one part of the question, unless a chosen unit already is the best."""
+        if len(chosen) >= max(self.max_sentences, 4):
+            return
+        ranked = [c for c in self._rescore(candidates, part, focus) if not focus or c.share > 0]
+        for best in ranked[:5]:
+            if best.score < self.min_relevance:
+                return
+            if any(c.chunk == best.chunk and c.text == best.text for c in chosen):
+                return
+            before = len(chosen)
+            self._add(next(c for c in candidates if c.text == best.text and c.chunk == best.chunk), chosen, index)
+            if len(chosen) > before:
+                return
+
+    def _rescore(self, candidates: list[_Candidate], part: str, focus: Focus) -> list[_Candidate]:
+        """``candidates`` ranked for one part of the question."""
+        vector = self.cache.encode([part])[0]
+        wanted = set(content_words(part))
+        rescored = [c.rescored(float(c.vector @ vector), len(set(content_words(c.text)) & wanted) / len(wanted)
+                               if wanted else 0.0, definition_bonus(part, focus, c.text)) for c in candidates]
+        return sorted(rescored, key=lambda c: (-c.score, c.chunk))
 
     def _add(self, candidate: _Candidate, chosen: list[_Candidate], index: EvidenceIndex, force: bool = False) -> None:
         """Add ``candidate`` unless it repeats a chosen sentence or is contradicted by preferred evidence."""
@@ -161,11 +253,19 @@ class OfflineGenerator:
             if other.text == candidate.text or _repeats(candidate, other):
                 return
             if _contradicts(index, candidate, other):
-                if preferred(index, other.chunk, candidate.chunk):
+                if candidate.asked != other.asked:
+                    wins = candidate.asked  # the revision the question asks about
+                else:
+                    wins = preferred(index, other.chunk, candidate.chunk)
+                if wins:
                     chosen[position] = candidate
                 return
-        contradicted = any(find_conflict(index, f, candidate.chunk, candidate.vector) for f in figures(candidate.text))
-        if contradicted and not force:
+        if force or candidate.asked:
+            chosen.append(candidate)  # an asked revision's figures are what the question wants, newer or not
+            return
+        found = figures(candidate.text)
+        single = [f for f in found if f.unit and sum(g.unit == f.unit for g in found) == 1]  # a claim of one value
+        if any(find_conflict(index, f, candidate.chunk, candidate.vector) for f in single):
             return
         chosen.append(candidate)
 
@@ -190,32 +290,21 @@ def _contradicts(index: EvidenceIndex, a: _Candidate, b: _Candidate) -> bool:
                for fa in figures(a.text) for fb in figures(b.text))
 
 
-def _shouting(text: str) -> bool:
-    """Mostly capital letters: a page header or banner rather than a statement."""
-    letters = [ch for ch in text if ch.isalpha()]
-    return len(letters) >= 12 and sum(ch.isupper() for ch in letters) / len(letters) > 0.6
+def _names(candidate: _Candidate, token: str, focus: Focus, index: EvidenceIndex) -> bool:
+    single = Focus((token,)) if token in focus.codes else Focus((), (token,))
+    return not match(single, candidate.text, _title(index, candidate)).missing
 
 
-def _clean(sentence: str) -> str:
-    """Evidence text made readable: no markdown emphasis, table rules or leading list markers."""
-    text = _TABLE_RULE.sub(" ", _EMPHASIS.sub("", strip_citations(sentence)))
-    return re.sub(r"\s+", " ", _MARKUP.sub("", text)).strip()
+def _title(index: EvidenceIndex, candidate: _Candidate) -> str:
+    return index.chunk(candidate.chunk).evidence.metadata.title
 
 
-def _pieces(text: str, limit: int = MAX_SENTENCE_CHARS) -> list[str]:
-    """``text`` as it is when short; a long run-on (tables, lists) cut at ';' / '|' into parts up to ``limit``."""
-    if len(text) <= limit:
-        return [text] if text else []
-    parts = [p.strip() for p in re.split(r"(?<=;)\s+|\s+\|\s+|\s+-\s+(?=[A-Z])", text) if p.strip()]
-    out: list[str] = []
-    for part in parts:
-        if out and len(out[-1]) + len(part) + 1 <= limit:
-            out[-1] = f"{out[-1]} {part}"
-        elif len(part) <= limit:
-            out.append(part)
-        else:
-            out.append(part[: part.rfind(" ", 0, limit)].rstrip(" ,;:") if " " in part[:limit] else part[:limit])
-    return [p.rstrip(";").strip() for p in out if p.strip()]
+def _titles(index: EvidenceIndex, chosen: list[_Candidate]) -> list[str]:
+    return [_title(index, c) for c in chosen]
+
+
+def _cited_titles(index: EvidenceIndex, sentence: str) -> str:
+    return " ".join(index.chunk(n).evidence.metadata.title for n in citations(sentence) if 1 <= n <= len(index))
 
 
 def _mentions(candidate: _Candidate, entity: str, index: EvidenceIndex) -> bool:

@@ -3,17 +3,21 @@
 Checks: citations present and in range; support by the cited chunk (embedding similarity and
 content-word coverage); numbers, dates and codes that must appear in the cited chunk; absolute
 wording the evidence does not use; figures contradicted by a newer or more authoritative chunk;
-citations to a superseded revision when a newer one was retrieved. It emits the same JSON as
-the LLM reviewer, validated against the same schema.
+citations to a superseded revision when a newer one was retrieved (unless the question asks for
+that revision). Then relevance: an answer that does not name the codes, part numbers or models
+the question asks about, or that mostly talks about another one of the same kind, gets a
+``logic`` issue. It emits the same JSON as the LLM reviewer, validated against the same schema.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
+from engine.reflection.focus import Focus, as_written, asks_for, match, missing_from, question_focus
 from engine.reflection.schema import review_from_payload
 from engine.reflection.support import (
     SUPPORT_THRESHOLD,
@@ -49,6 +53,7 @@ class _Sentence:
     fixes: list[tuple[str, str, str]] = field(default_factory=list)  # (type, old, new)
     strength: float = 1.0
     checked: bool = False
+    basis: list[int] = field(default_factory=list)  # the chunks the sentence was judged against
 
     def issue(self, kind: str, description: str) -> None:
         self.issues.append({"type": kind, "description": description, "location": self.text})
@@ -75,7 +80,7 @@ class OfflineReviewer:
     ) -> None:
         if embedder is not None and not callable(getattr(embedder, "encode", None)):
             raise TypeError("embedder must have an encode(texts) method returning normalised vectors")
-        self.cache = cache or VectorCache(embedder, model_name=model_name)
+        self.cache = cache or VectorCache.shared(embedder, model_name=model_name)
         self.require_citations = require_citations
         self.name = "offline-reviewer"
 
@@ -103,12 +108,14 @@ class OfflineReviewer:
         if not evidence:
             return _payload([], [_issue("fact", "No evidence was retrieved, so no statement can be verified.")],
                             [], 0.0, "No evidence.")
-        index = EvidenceIndex(evidence, self.cache)
         bodies = [strip_citations(s) for s in sentences]
+        index = EvidenceIndex(evidence, self.cache, extra=bodies)
         vectors = self.cache.encode(bodies)
-        found = [self._check(s, b, v, index) for s, b, v in zip(sentences, bodies, vectors)]
+        found = [self._check(question, s, b, v, index) for s, b, v in zip(sentences, bodies, vectors)]
         checked = [f for f in found if f.checked]
         issues = [i for f in found for i in f.issues]
+        if checked:
+            issues.extend(_relevance(question, checked, index))
         if not checked:
             issues.append(_issue("format", "The answer makes no statement that can be checked against the evidence."))
         corrections = _corrections(found, answer)
@@ -118,7 +125,7 @@ class OfflineReviewer:
                      f"{supported} supported, {len(issues)} issue(s).")
         return _payload(checked, issues, corrections, confidence, reasoning)
 
-    def _check(self, sentence: str, body: str, vector: np.ndarray, index: EvidenceIndex) -> _Sentence:
+    def _check(self, question: str, sentence: str, body: str, vector: np.ndarray, index: EvidenceIndex) -> _Sentence:
         result = _Sentence(sentence)
         if not content_words(body) and not figures(body):
             return result  # "Yes." / "Sure!": nothing to verify
@@ -148,10 +155,11 @@ class OfflineReviewer:
                 support = index.support(body, valid, vector=vector)
         result.strength = _strength(support)
         basis = valid or ([support.chunk] if support.chunk else [])
+        result.basis = basis
         if not support.supported:
             self._unsupported(result, body, vector, index, [c for c in valid if c in cited], support)
         self._absolutes(result, body, index, basis)
-        self._conflicts(result, body, vector, index, basis)
+        self._conflicts(result, body, vector, index, [c for c in basis if not _asked(question, index, c)])
         return result
 
     def _unsupported(self, result: _Sentence, body: str, vector: np.ndarray, index: EvidenceIndex,
@@ -198,10 +206,14 @@ class OfflineReviewer:
                 if conflict is None:
                     continue
                 reported = True
-                result.issue("fact", f"{figure.text} comes from [{c}], but the newer or more authoritative "
-                                     f"[{conflict.other_chunk}] gives {conflict.alternative.text}.")
+                if conflict.other_chunk == c:
+                    result.issue("fact", f"[{c}] lists {figure.text} only among other values (a table or revision "
+                                         f"history); it states {conflict.alternative.text}.")
+                else:
+                    result.issue("fact", f"{figure.text} comes from [{c}], but the newer or more authoritative "
+                                         f"[{conflict.other_chunk}] gives {conflict.alternative.text}.")
                 result.fix("fact", figure.text, conflict.alternative.text)
-                if c in citations(result.text):
+                if c in citations(result.text) and conflict.other_chunk != c:
                     result.fix("citation", f"[{c}]", f"[{conflict.other_chunk}]")
             newer = newer_revision(index, c)
             if newer is not None and newer not in cited and not reported:
@@ -210,6 +222,37 @@ class OfflineReviewer:
                                          f"of {title.title!r}; [{newer}] is newer.")
                 if index.support(body, [newer], vector=vector).supported and c in citations(result.text):
                     result.fix("citation", f"[{c}]", f"[{newer}]")
+
+
+def _asked(question: str, index: EvidenceIndex, number: int) -> bool:
+    """True when chunk ``number`` is an older revision that the question explicitly asks about."""
+    newer = newer_revision(index, number)
+    if newer is None:
+        return False
+    return asks_for(question, index.chunk(number).evidence.metadata, None,
+                    index.chunk(newer).evidence.metadata.update_date)
+
+
+def _relevance(question: str, checked: list[_Sentence], index: EvidenceIndex) -> list[dict[str, str]]:
+    """A ``logic`` issue when the answer misses the codes the question asks about, or mostly names others.
+
+    A sentence also counts as naming a code when the title of the evidence it was judged against
+    does ("Final torque: 325 N.m [2]" from the A320 manual addresses the A320).
+    """
+    focus = Focus(question_focus(question).codes)
+    if not focus:
+        return []
+    titles = [" ".join(index.chunk(n).evidence.metadata.title for n in f.basis) for f in checked]
+    bodies = [strip_citations(f.text) for f in checked]
+    missing = missing_from(focus, " ".join(bodies), titles)
+    if missing:
+        names = " or ".join(as_written(m, question) for m in missing)
+        return [_issue("logic", f"The answer does not address {names}, which the question asks about.")]
+    off = [b for b, t in zip(bodies, titles) if match(focus, b, t).off_topic]
+    if len(off) * 2 > len(bodies):
+        asked = ", ".join(as_written(c, question) for c in focus.codes)
+        return [_issue("logic", f"The answer mostly talks about something other than {asked}.")]
+    return []
 
 
 def _replacement_figures(wrong: list, sentence: str) -> list[tuple[str, str]]:

@@ -1,20 +1,26 @@
 """How well evidence supports a sentence: embedding similarity, content-word coverage, figures and names.
 
 Used by the offline generator (to rank sentences) and the offline reviewer (to check them).
-Embeddings come from any object with ``encode(texts) -> normalised vectors``; vectors are
-cached by text so repeated rounds over the same evidence cost nothing.
+Evidence is cut into units (sentences, table rows, records: see ``units``). Embeddings come
+from any object with ``encode(texts) -> normalised vectors``; vectors are cached by text in a
+cache that the generator, the reviewer and every loop round share (``VectorCache.shared``), so
+each evidence unit is embedded once, in one batch, however many times it is looked at.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
-from engine.reflection.text import MONTHS, Figure, content_words, figures, named_tokens, numbers, split_sentences, words
+from engine.reflection.focus import code_kind
+from engine.reflection.text import MONTHS, Figure, content_words, figures, named_tokens, numbers, words
+from engine.reflection.units import Unit, evidence_units
 from engine.results import Evidence
 
 SUPPORT_COVERAGE_WEIGHT = 0.6
@@ -72,6 +78,29 @@ class VectorCache:
         """Embed many texts at once (faster than one call per review)."""
         self.encode(sorted(set(texts), key=len))
 
+    @classmethod
+    def shared(cls, embedder: Embedder | None = None, *, model_name: str | None = None) -> VectorCache:
+        """The process-wide cache for this embedder (or model name), shared by generators and reviewers."""
+        if embedder is not None:
+            key: tuple = ("embedder", id(embedder))
+        else:
+            from engine.config import default_settings
+
+            key = ("model", model_name or default_settings().embedding_model)
+        with _SHARED_LOCK:
+            cache = _SHARED.get(key)
+            if cache is None or (embedder is not None and cache._embedder is not embedder):
+                cache = _SHARED[key] = cls(embedder, model_name=key[1] if embedder is None else None)
+            _SHARED.move_to_end(key)
+            while len(_SHARED) > _SHARED_CACHES:
+                _SHARED.popitem(last=False)
+            return cache
+
+
+_SHARED: OrderedDict[tuple, VectorCache] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+_SHARED_CACHES = 8
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -85,6 +114,7 @@ class Chunk:
     numbers: frozenset[float]
     tokens: frozenset[str]
     vectors: np.ndarray  # one row per sentence
+    kinds: tuple[str, ...] = ()  # the unit kind of each sentence (see ``units``)
 
 
 @dataclass(frozen=True)
@@ -107,14 +137,16 @@ class Support:
 class EvidenceIndex:
     """Evidence numbered [1]..[n] and ready to score sentences against."""
 
-    def __init__(self, evidence: Sequence[Evidence], cache: VectorCache) -> None:
+    def __init__(self, evidence: Sequence[Evidence], cache: VectorCache, *, extra: Sequence[str] = ()) -> None:
+        """Index ``evidence``; ``extra`` texts (a question, answer sentences) are embedded in the same batch."""
         self.cache = cache
         self.chunks: list[Chunk] = []
         texts = self.texts(evidence)
-        vectors = cache.encode(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        vectors = cache.encode(list(extra) + texts)[len(extra):] if texts else np.zeros((0, 1), dtype=np.float32)
         offset = 0
         for number, item in enumerate(evidence, start=1):
-            sentences = _sentences(item)
+            units = _units(item.text)
+            sentences = tuple(u.text for u in units) or _fallback(item)
             span = len(sentences)
             body = f"{item.metadata.title} {item.text}"
             self.chunks.append(Chunk(
@@ -126,6 +158,7 @@ class EvidenceIndex:
                 numbers=frozenset(numbers(body, spelled=True)),
                 tokens=frozenset(named_tokens(body) | set(words(body))),
                 vectors=vectors[offset: offset + span],
+                kinds=tuple(u.kind for u in units) or ("prose",),
             ))
             offset += span
 
@@ -184,7 +217,16 @@ class EvidenceIndex:
 
 
 def _sentences(item: Evidence) -> tuple[str, ...]:
-    return tuple(split_sentences(item.text)) or (item.text.strip() or " ",)
+    return tuple(u.text for u in _units(item.text)) or _fallback(item)
+
+
+def _fallback(item: Evidence) -> tuple[str, ...]:
+    return (item.text.strip() or " ",)
+
+
+@lru_cache(maxsize=4096)
+def _units(text: str) -> tuple[Unit, ...]:
+    return tuple(evidence_units(text))
 
 
 def _preference(index: EvidenceIndex, number: int | None) -> tuple:
@@ -217,9 +259,32 @@ def subjects(sentence: str, title: str = "") -> set[str]:
     return own or {t for t in named_tokens(title, capitalised=False) if t not in MONTHS}
 
 
-def same_subject(a: set[str], b: set[str]) -> bool:
-    """True unless both name codes and neither set contains the other (A320 vs B737: different things)."""
-    return not a or not b or a <= b or b <= a
+def same_subject(a: set[str], b: set[str], *, loose: bool = False) -> bool:
+    """True unless both name codes and neither set contains the other (A320 vs B737: different things).
+
+    ``loose`` (when one side's codes come from its document title): only codes of the same kind
+    with none in common make different subjects, as a wheel part number in a sentence says
+    nothing against the aircraft type in another document's title.
+    """
+    if not a or not b:
+        return True
+    if not loose:
+        return a <= b or b <= a
+    kinds = {code_kind(x) for x in a} & {code_kind(y) for y in b}
+    return all(not {x for x in a if code_kind(x) == k}.isdisjoint({y for y in b if code_kind(y) == k}) for k in kinds)
+
+
+def _named(text: str) -> set[str]:
+    return {t for t in named_tokens(text, capitalised=False) if t not in MONTHS}
+
+
+def states(chunk: Chunk, figure: Figure) -> bool:
+    """True when a unit of ``chunk`` gives ``figure`` as its only value in that unit (not in a list or history)."""
+    for text in chunk.sentences:
+        same = {f.value for f in figures(text) if f.unit == figure.unit}
+        if same == {figure.value}:
+            return True
+    return False
 
 
 def preferred(index: EvidenceIndex, a: int, b: int) -> bool:
@@ -236,23 +301,29 @@ def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_ve
     """A preferred chunk that states ``figure``'s quantity (same unit, similar sentence) with another value.
 
     Only clear single-value statements count: a sentence giving several values in the unit (a
-    table, a revision history) is not a contradiction, nor is a chunk that also gives ``figure``.
+    table, a revision history) is not a contradiction, nor is a chunk that also states ``figure``.
+    A chunk that only lists ``figure`` among other values ("changed from 300 N.m to 325 N.m") but
+    states another value plainly contradicts it too, whether it is preferred or the chunk itself.
     """
     if not figure.unit:
         return None
     own = index.chunk(number)
     holders = [s for s in own.sentences if figure.value in numbers(s)] or list(own.sentences)
     mine = subjects(" ".join(holders), own.evidence.metadata.title)
+    mine_titled = not _named(" ".join(holders))
     best: Conflict | None = None
     best_key: tuple = ()
     for other in index.chunks:
-        if other.number == number or figure.value in other.numbers or not preferred(index, number, other.number):
+        if states(other, figure) or (other.number != number and not preferred(index, number, other.number)):
             continue
         sims = other.vectors @ sentence_vector
         for position, text in enumerate(other.sentences):
             if float(sims[position]) < CONFLICT_SIMILARITY:
                 continue
-            if not same_subject(mine, subjects(text, other.evidence.metadata.title)):
+            theirs, titled = _named(text), False
+            if not theirs:
+                theirs, titled = subjects(text, other.evidence.metadata.title), True
+            if not same_subject(mine, theirs, loose=mine_titled != titled):
                 continue  # about different things (A320 vs B737): not a contradiction
             same_unit = [f for f in figures(text) if f.unit == figure.unit]
             for candidate in same_unit if len({f.value for f in same_unit}) == 1 else []:

@@ -17,7 +17,7 @@ from engine.results import Intent
 CITATION = re.compile(r"\[(\d+(?:\s*[,–-]\s*\d+)*)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s*(?:\[\d+(?:\s*[,–-]\s*\d+)*\])+)?(?=\s+|$)")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc vs approx fig no nos rev ref para sect mr mrs ms dr st inc ltd co jr sr p.n u.s u.k".split()
+    ["e.g", "i.e", "etc", "vs", "approx", "fig", "no", "nos", "rev", "ref", "para", "sect", "mr", "mrs", "ms", "dr", "st", "inc", "ltd", "co", "jr", "sr", "p.n", "u.s", "u.k"]
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’./-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d])")
@@ -33,14 +33,15 @@ _CODE = re.compile(
     r"|\d+[A-Za-z]+\d[A-Za-z0-9]*(?:[-/][A-Za-z0-9]+)*"  # 3A2, 12B4
     r"|\d+(?:-\d+){2,})\b"  # 201-587-3
 )
+_TOLERANCE = re.compile(r"(?:\+/-|\+-|±|\+/−)\s*$")
+_TOLERANCE_AFTER = re.compile(r"\s*(?:\+/-|\+-|±|\+/−)\s*\d+(?:\.\d+)?")
 _ORDINAL_UNITS = frozenset({"st", "nd", "rd", "th", "s"})
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?:[-'][A-Za-z]+)?\b")
 MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 )
 _NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
                       "hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12, "first": 1, "second": 2,
                       "third": 3, "once": 1, "twice": 2, "half": 0.5})
@@ -198,6 +199,10 @@ def figures(text: str) -> list[Figure]:
         raw = match.group(0)
         unit_match = _UNIT.match(clean, match.end())
         unit = ""
+        if _TOLERANCE.search(clean[: match.start()]):
+            unit_match = None  # "35 +/- 2 psi": the 2 is a tolerance, not a value of its own
+        elif (tolerance := _TOLERANCE_AFTER.match(clean, match.end())) is not None:
+            unit_match = _UNIT.match(clean, tolerance.end())  # "35 +/- 2 psi": 35 is in psi
         if unit_match:
             candidate = unit_match.group(1).rstrip(".")
             if candidate.lower() not in STOPWORDS and candidate.lower() not in _ORDINAL_UNITS:

@@ -1,0 +1,136 @@
+"""The asked code, not a neighbour; old revisions only when asked; one embedding per evidence unit per run."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+
+import numpy as np
+import pytest
+
+from engine.reflection import OfflineGenerator, OfflineReviewer, ReflectionLoop
+from engine.reflection.support import EvidenceIndex, VectorCache
+from engine.reflection.text import citations
+from tests.reflection.builders import evidence, intent
+
+FAULT = "What does fault code E4027 mean?"
+FIM = [
+    evidence("fim#1", "Fault Code E3118 - APU OIL LEVEL LOW Meaning: advisory. The APU oil level is at the ADD mark.",
+             "Fault isolation manual", updated=date(2024, 5, 20), authority=5),
+    evidence("fim#2", "Fault Code E4031 - WHEEL SPEED SIGNAL LOST Meaning: the brake control unit gets no signal "
+             "from one wheel speed transducer above 20 kt.", "Fault isolation manual", updated=date(2024, 5, 20)),
+    evidence("fim#3", "Code Message E4027 BRK TEMP SENSOR DISAGREE E4031 WHEEL SPEED SIGNAL LOST E3118 APU OIL LEVEL "
+             "LOW Fault Code E4027 - BRK TEMP SENSOR DISAGREE Meaning: one brake temperature sensor differs by more "
+             "than 150 deg C from the mean of the other brakes on the same gear.", "Fault isolation manual",
+             updated=date(2024, 5, 20)),
+]
+OFF_TOPIC = ("Fault Code E4031 - WHEEL SPEED SIGNAL LOST Meaning: the brake control unit gets no signal from one "
+             "wheel speed transducer above 20 kt [2].")
+REV10 = evidence("rev10#1", "Final torque: torque the axle nut to 270 N.m while you turn the wheel.",
+                 "A320 AMM 32-41-11 (Rev 10)", updated=date(2021, 4, 15), series="amm", revision="Rev 10")
+REV12 = evidence("rev12#1", "Final torque: torque the axle nut to 325 N.m while you turn the wheel. Revision history: "
+                 "Rev 10 270 N.m, Rev 11 300 N.m, Rev 12 325 N.m.", "A320 AMM 32-41-11 (Rev 12)",
+                 updated=date(2025, 3, 3), series="amm", revision="Rev 12", authority=5)
+
+
+@pytest.fixture(scope="module")
+def generator() -> OfflineGenerator:
+    return OfflineGenerator()
+
+
+@pytest.fixture(scope="module")
+def reviewer() -> OfflineReviewer:
+    return OfflineReviewer()
+
+
+@pytest.mark.integration
+def test_the_draft_quotes_the_asked_code_and_not_its_neighbours(generator):
+    draft = generator.draft(FAULT, FIM, intent(FAULT))
+    assert "E4027 - BRK TEMP SENSOR DISAGREE Meaning" in draft and citations(draft) == [3]
+    assert "E4031" not in draft and "E3118" not in draft
+
+
+@pytest.mark.integration
+def test_an_answer_about_another_code_gets_a_logic_issue(reviewer):
+    review = reviewer.review(FAULT, FIM, OFF_TOPIC)
+    assert not review.valid and review.confidence < 0.9
+    assert [i.type for i in review.issues] == ["logic"] and "E4027" in review.issues[0].description
+    good = "Fault Code E4027 - BRK TEMP SENSOR DISAGREE Meaning: one brake temperature sensor differs [3]."
+    assert "logic" not in {i.type for i in reviewer.review(FAULT, FIM, good).issues}
+
+
+@pytest.mark.integration
+def test_the_title_of_the_cited_document_names_the_asked_model(reviewer):
+    question = "What is the final torque of the A320 axle nut?"
+    review = reviewer.review(question, [REV12], "Final torque: torque the axle nut to 325 N.m while you turn the "
+                                                "wheel [1].")
+    assert review.valid, review.issues
+    other = evidence("b737#1", "Final torque: torque the axle nut to 205 N.m.", "B737 AMM 32-45-11")
+    review = reviewer.review(question, [other], "Final torque: torque the axle nut to 205 N.m [1].")
+    assert "logic" in {i.type for i in review.issues}
+
+
+@pytest.mark.integration
+def test_revise_replaces_the_neighbour_with_the_asked_code(generator, reviewer):
+    review = reviewer.review(FAULT, FIM, OFF_TOPIC)
+    revised = generator.revise(FAULT, FIM, OFF_TOPIC, review)
+    assert "E4027" in revised and "E4031" not in revised and citations(revised) == [3]
+    assert reviewer.review(FAULT, FIM, revised).valid
+
+
+@pytest.mark.integration
+def test_the_loop_refuses_when_no_evidence_names_the_asked_code(generator, reviewer):
+    question = "What does fault code E4028 mean?"
+    result = ReflectionLoop(generator, reviewer).run(question, FIM, intent(question))
+    assert result.status == "refused" and "E4028" in result.refusal_reason
+
+
+@pytest.mark.integration
+def test_an_old_revision_is_quoted_only_when_the_question_asks_for_it(generator, reviewer):
+    current = "What is the final torque of the A320 axle nut?"
+    draft = generator.draft(current, [REV10, REV12], intent(current))
+    assert "325 N.m" in draft and "270" not in draft and 1 not in citations(draft)
+    old = "What was the final torque of the A320 axle nut in Rev 10?"
+    draft = generator.draft(old, [REV10, REV12], intent(old))
+    first = draft.split(" [1]")[0]
+    assert "270 N.m" in first and "325" not in first and citations(draft)[0] == 1
+    assert reviewer.review(old, [REV10, REV12], "Torque the axle nut to 270 N.m [1].").valid
+    assert not reviewer.review(current, [REV10, REV12], "Torque the axle nut to 270 N.m [1].").valid
+
+
+@pytest.mark.integration
+def test_a_figure_listed_only_in_a_revision_history_is_not_current(reviewer):
+    review = reviewer.review("What is the final torque of the A320 axle nut?", [REV12],
+                             "The final torque of the axle nut is 300 N.m [1].")
+    assert not review.valid and [i.type for i in review.issues] == ["fact"]
+    assert [(c.original, c.corrected) for c in review.corrections] == [("300 N.m", "325 N.m")]
+
+
+class _CountingEmbedder:
+    """Deterministic bag-of-words vectors; records every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def encode(self, texts):
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+@pytest.mark.unit
+def test_generator_and_reviewer_share_one_cache_and_embed_each_unit_once():
+    embedder = _CountingEmbedder()
+    generator, reviewer = OfflineGenerator(embedder), OfflineReviewer(embedder)
+    assert generator.cache is reviewer.cache is VectorCache.shared(embedder)
+    units = EvidenceIndex.texts(FIM + [REV10, REV12])
+    loop = ReflectionLoop(generator, reviewer)
+    result = loop.run(FAULT, FIM + [REV10, REV12], intent(FAULT))
+    loop.run(FAULT, FIM + [REV10, REV12], intent(FAULT))
+    assert result.reviews
+    embedded = [text for call in embedder.calls for text in call]
+    assert all(embedded.count(text) == 1 for text in set(embedded)), "a text was embedded twice"
+    assert set(units) <= set(embedder.calls[0]), "the evidence units are embedded in the first, single batch"

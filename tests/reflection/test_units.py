@@ -1,0 +1,128 @@
+"""Evidence units, question focus and revision asks (no model needed)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from engine.reflection.focus import Focus, asks_for, code_kind, match, missing_from, names, question_focus
+from engine.reflection.offline_generate import question_parts
+from engine.reflection.text import figures
+from engine.reflection.units import evidence_units, trim_record
+from engine.results import Constraints, Entity, EvidenceMeta, Intent, TimeConstraint
+
+pytestmark = pytest.mark.unit
+
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(u.kind, u.text) for u in evidence_units(text)]
+
+
+def test_markdown_table_rows_become_one_record_each():
+    text = ("## Nominal pressures\n\n| Aircraft | Gear | Pressure | |---|---|---| | A320ceo | MLG | 14.5 bar | "
+            "| A320neo | MLG | 15.0 bar |")
+    assert kinds(text) == [
+        ("heading", "Nominal pressures."),
+        ("record", "Aircraft: A320ceo; Gear: MLG; Pressure: 14.5 bar."),
+        ("record", "Aircraft: A320neo; Gear: MLG; Pressure: 15.0 bar."),
+    ]
+
+
+def test_a_blank_corner_cell_labels_each_row():
+    text = "| | 2022 kg/BH | 2023 kg/BH | |---|---|---| | A320 family | 2,338 | 2,288 | | B737 family | 2,421 | 2,366 |"
+    assert [u.text for u in evidence_units(text)] == ["A320 family - 2022 kg/BH: 2,338; 2023 kg/BH: 2,288.",
+                                                      "B737 family - 2022 kg/BH: 2,421; 2023 kg/BH: 2,366."]
+
+
+def test_a_run_of_csv_records_is_cut_where_the_first_key_returns():
+    text = ("Parameter: Threshold; Value: 24,000 FC since new Parameter: Repeat interval; Value: 4,500 FC "
+            "Parameter: Method; Value: HFEC")
+    assert kinds(text) == [("record", "Parameter: Threshold; Value: 24,000 FC since new."),
+                           ("record", "Parameter: Repeat interval; Value: 4,500 FC."),
+                           ("record", "Parameter: Method; Value: HFEC.")]
+
+
+def test_a_flattened_table_is_not_quotable_and_the_section_heading_stays_with_its_text():
+    text = ("Code Message Applicability ATA E4027 BRK TEMP SENSOR DISAGREE A320, B737 32-47 E4031 WHEEL SPEED "
+            "SIGNAL LOST A320, B737 32-42 E3112 APU LOW OIL PRESSURE SHUTDOWN A320, B737 49-91 Fault Code E4027 - "
+            "BRK TEMP SENSOR DISAGREE Meaning: one brake temperature sensor differs by more than 150 deg C from the "
+            "mean of the other brakes.")
+    units = kinds(text)
+    section = ("Fault Code E4027 - BRK TEMP SENSOR DISAGREE Meaning: one brake temperature sensor differs by more "
+               "than 150 deg C from the mean of the other brakes.")
+    assert units[-1] == ("prose", section)
+    assert all(kind in ("heading", "table") for kind, _ in units[:-1])
+
+
+def test_headings_questions_banners_and_measured_rows():
+    assert kinds("Highlights of Revision 11\nWhat is the torque on the A320?\nRepeat interval 6,000 FC") == [
+        ("heading", "Highlights of Revision 11."), ("question", "What is the torque on the A320?"),
+        ("fragment", "Repeat interval 6,000 FC.")]
+    assert kinds("NEAA AIRWORTHINESS DIRECTIVE AD 2025-0042 (5) Parts installation: do not install the old nut.") == [
+        ("heading", "NEAA AIRWORTHINESS DIRECTIVE AD 2025-0042 (5)."),
+        ("prose", "Parts installation: do not install the old nut.")]
+
+
+def test_long_plain_prose_stays_whole():
+    sentence = "there is a website where you can listen to old radio dramas for free " * 6
+    assert [u.kind for u in evidence_units(sentence)] == ["long"]
+
+
+def test_long_records_keep_the_first_field_the_fields_about_the_question_and_the_status():
+    record = ("ad_number: 2020-18-05; title: Flap track inspection; aircraft: B737; issue_date: 2020-09-10; "
+              "effective_date: 2020-10-15; superseded_by: 2024-11-02; status: superseded; requirement_summary: DVI "
+              "and HFEC of flap main tracks 1-8 with a threshold of 24,000 FC; repetitive_interval: 6000 FC; "
+              "fleet_status: Replaced by AD 2024-11-02 in all aircraft of the fleet")
+    trimmed = trim_record(record, {"repetit", "interval", "flap"})
+    assert trimmed == ("ad_number: 2020-18-05; title: Flap track inspection; status: superseded; "
+                       "requirement_summary: DVI and HFEC of flap main tracks 1-8 with a threshold of 24,000 FC; "
+                       "repetitive_interval: 6000 FC.")
+
+
+def test_tolerances_are_not_values_of_their_own():
+    assert [(f.value, f.unit) for f in figures("Switch at 35 +/- 2 psi")] == [(35.0, "psi"), (2.0, "")]
+
+
+def test_focus_holds_codes_identifier_entities_and_numbers():
+    intent = Intent(action="lookup", raw_query="q", entities=(Entity(text="B737 MAX 8", label="AIRCRAFT"),
+                                                              Entity(text="wheel axle", label="PERSON")))
+    focus = question_focus("Is 215 psi right for the B737 MAX 8 and fault E4027 in May?", intent)
+    assert set(focus.codes) == {"b737", "e4027"} and focus.phrases == ("B737 MAX 8",)
+    assert focus.numbers == {215.0}
+    assert question_focus("Compare the CFM56-5B and LEAP-1A").codes == ("cfm56-5b", "leap-1a")
+    assert not question_focus("I find WW2 very interesting, do you?")
+
+
+def test_codes_match_their_variants_and_same_kind_codes_are_off_topic():
+    assert code_kind("E4027") == code_kind("F2214") == "a9999" and code_kind("A320") != code_kind("E4027")
+    assert names("the A320neo and B737-800 fleets", "A320") and names("B737-800", "b737")
+    assert not names("code E40271", "E4027") and not names("A3201 test", "A320")
+    focus = Focus(("e4027",))
+    assert match(focus, "Fault Code E4031 - WHEEL SPEED SIGNAL LOST").off_topic
+    assert not match(focus, "E4027 and E4031 are brake codes").off_topic
+    assert match(Focus(("a320",)), "Final torque 325 N.m.", "A320 AMM 32-41-11").missing == ()
+    assert missing_from(Focus(("e4027", "a320")), "E4027 is a brake fault.", ["A320 FIM"]) == []
+    assert missing_from(Focus(("e4027",)), "E4031 is a wheel speed fault.") == ["e4027"]
+
+
+def test_a_question_asks_for_an_old_revision_by_label_year_or_time_window():
+    rev10 = EvidenceMeta(title="AMM 32-41-11 (Rev 10)", revision="Rev 10", update_date=date(2021, 4, 15))
+    newest = date(2025, 3, 3)
+    assert asks_for("What was the final torque in Rev 10?", rev10, None, newest)
+    assert asks_for("What was the final torque in 2021?", rev10, None, newest)
+    assert not asks_for("What is the current final torque?", rev10, None, newest)
+    assert not asks_for("What did Rev 1 say?", rev10, None, newest)
+    window = Intent(action="lookup", raw_query="q", constraints=Constraints(
+        time=TimeConstraint(text="before 2022", start=date(2020, 1, 1), end=date(2021, 12, 31))))
+    assert asks_for("What was the torque before 2022?", rev10, window, newest)
+
+
+def test_questions_that_ask_several_things_are_split_into_parts():
+    assert question_parts("What does fault code E4027 mean, what is the probable cause and what is the "
+                          "corrective action?") == ["What does fault code E4027 mean", "what is the probable cause",
+                                                    "what is the corrective action"]
+    assert question_parts("Which bolt must be installed on the B737 flap tracks, and at what torque?") == [
+        "Which bolt must be installed on the B737 flap tracks", "at what torque"]
+    assert question_parts("Compare the fuel efficiency of A320 and B737, focusing on 2023.") == []
+    assert question_parts("According to the AMM, what is the A320 tyre pressure?") == []
