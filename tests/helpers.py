@@ -155,3 +155,16 @@ def write_corpus(folder: Path) -> dict[str, Path]:
     (folder / "apu-oil.meta.json").write_text('{"update_date": "2023-06-30", "authority": 4, "doc_type": "manual"}')
     (folder / "tyre-bulletin.meta.yaml").write_text("update_date: 2022-01-15\nauthority: 3\ndoc_type: service_bulletin\n")
     return paths
+
+
+def run_json(capsys, *argv: str) -> tuple[int, dict]:
+    """Run the CLI in-process with --json; assert stdout is exactly one JSON object and return (code, object)."""
+    import json
+
+    from engine.cli import main
+
+    code = main(list(argv) + ["--json"])
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    return code, json.loads(lines[0])

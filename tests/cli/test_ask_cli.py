@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from tests.cli.test_documents_cli import run_json
+from tests.helpers import run_json
 
 pytestmark = pytest.mark.integration
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"

@@ -9,19 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
 from tests import helpers
+from tests.helpers import run_json
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_json(capsys, *argv: str) -> tuple[int, dict]:
-    code = main(list(argv) + ["--json"])
-    out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if line.strip()]
-    assert len(lines) == 1, out
-    return code, json.loads(lines[0])
 
 
 @pytest.fixture()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
+
+from tests.helpers import run_json
 
 from engine.cli import main
 from engine.experiments import runner
@@ -13,12 +14,6 @@ from tests.experiments.fakes import FakePipeline, reflection_respond
 pytestmark = pytest.mark.unit
 
 
-def run_json(capsys, *argv: str) -> tuple[int, dict]:
-    code = main(list(argv) + ["--json"])
-    out = capsys.readouterr().out
-    lines = [line for line in out.splitlines() if line.strip()]
-    assert len(lines) == 1, out
-    return code, json.loads(lines[0])
 
 
 @pytest.fixture()
