@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
-from datetime import date
 from typing import Any
 
 import lancedb
@@ -72,36 +71,23 @@ class KnowledgeBaseStore:
         return self._db.create_table(TABLE_PREFIX + check_kb_name(kb), schema=chunk_schema(self.embedder.dim))
 
     # -- reading ------------------------------------------------------------
-    def _scan(self, kb: str, columns: list[str], where: str | None = None) -> pa.Table:
-        query = self._open(kb).search().select(columns)
+    def _scan(self, kb, columns: list[str], where: str | None = None) -> pa.Table:
+        """Columns of every matching row; ``kb`` is a base name or an already-open table."""
+        table = self._open(kb) if isinstance(kb, str) else kb
+        query = table.search().select(columns)
         if where:
             query = query.where(where)
         return query.limit(None).to_arrow()
 
     def list_documents(self, kb: str) -> list[DocumentInfo]:
         """Documents in ``kb`` with their chunk counts, newest date first."""
-        rows = self._scan(kb, _DOC_COLUMNS)
-        if rows.num_rows == 0:
-            return []
-        counts = rows.group_by("doc_id").aggregate([("doc_id", "count")])
-        count_of = dict(zip(counts["doc_id"].to_pylist(), counts["doc_id_count"].to_pylist()))
-        seen: dict[str, DocumentInfo] = {}
-        for row in rows.to_pylist():
-            if row["doc_id"] in seen:
-                continue
-            seen[row["doc_id"]] = DocumentInfo(
-                doc_id=row["doc_id"], knowledge_base=kb, title=row["title"], file_name=row["file_name"] or "",
-                update_date=row["update_date"], authority=int(row["authority"]), doc_type=row["doc_type"] or "",
-                series=row["series"], revision=row["revision"], chunks=int(count_of[row["doc_id"]]),
-                content_hash=row["content_hash"], ingested_at=row["ingested_at"],
-            )
-        return sorted(seen.values(), key=lambda d: (d.update_date or "", d.title), reverse=True)
+        return _documents(self._scan(kb, _DOC_COLUMNS), kb)
 
     def list_knowledge_bases(self) -> list[KnowledgeBaseInfo]:
         infos = []
         for kb in self.knowledge_base_names():
             table = self._open(kb)
-            rows = self._scan(kb, ["doc_id", "update_date"])
+            rows = self._scan(table, ["doc_id", "update_date"])
             dates = pc.drop_null(rows["update_date"]) if rows.num_rows else pa.array([], pa.string())
             indices = {i.name for i in table.list_indices()}
             infos.append(
@@ -127,11 +113,12 @@ class KnowledgeBaseStore:
         """A document's info and its chunks in order; searches every base when ``kb`` is None."""
         check_doc_id(doc_id)
         for name in [kb] if kb else self.knowledge_base_names():
-            cols = ["chunk_id", "position", "page", "text"]
-            rows = self._scan(name, cols, f"doc_id = {sql_literal(doc_id)}").to_pylist()
-            if rows:
-                info = next(d for d in self.list_documents(name) if d.doc_id == doc_id)
-                return info, sorted(rows, key=lambda r: r["position"])
+            cols = ["chunk_id", "position", "page", "text", *_DOC_COLUMNS]
+            rows = self._scan(name, cols, f"doc_id = {sql_literal(doc_id)}")
+            if rows.num_rows:
+                (info,) = _documents(rows.select(_DOC_COLUMNS), name)
+                chunks = rows.select(["chunk_id", "position", "page", "text"]).to_pylist()
+                return info, sorted(chunks, key=lambda r: r["position"])
         where = f" in {kb!r}" if kb else ""
         raise KnowledgeBaseError(f"Document {doc_id!r} was not found{where}; run `python -m engine kb list` for ids.")
 
@@ -139,7 +126,7 @@ class KnowledgeBaseStore:
         if not self.exists(kb):
             return 0
         where = f"doc_id = {sql_literal(check_doc_id(doc_id))}" if doc_id else None
-        return self._open(kb).count_rows(where)
+        return self._db.open_table(TABLE_PREFIX + kb).count_rows(where)
 
     # -- writing ------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
@@ -204,19 +191,33 @@ class KnowledgeBaseStore:
     ) -> list[SearchHit]:
         """Search one, several or all knowledge bases; results merged by score (best first)."""
         names = self.knowledge_base_names() if kb is None else [kb] if isinstance(kb, str) else list(kb)
-        for name in names:
-            self._open(name)
+        tables = [self._open(name) for name in names]
         if not query or not query.strip():
             return []
         if vector is None and mode in ("vector", "hybrid"):
             vector = self.embedder.encode_one(query)
         where = filter_sql(filters)
         hits: list[SearchHit] = []
-        for name in names:
-            hits.extend(run_search(self._open(name), mode, query, vector, k, where))
+        for table in tables:
+            hits.extend(run_search(table, mode, query, vector, k, where))
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
 
 
-def iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
+def _documents(rows: pa.Table, kb: str) -> list[DocumentInfo]:
+    """Group chunk rows (``_DOC_COLUMNS``) into one DocumentInfo per document, newest date first."""
+    if rows.num_rows == 0:
+        return []
+    counts = rows.group_by("doc_id").aggregate([("doc_id", "count")])
+    count_of = dict(zip(counts["doc_id"].to_pylist(), counts["doc_id_count"].to_pylist()))
+    seen: dict[str, DocumentInfo] = {}
+    for row in rows.to_pylist():
+        if row["doc_id"] in seen:
+            continue
+        seen[row["doc_id"]] = DocumentInfo(
+            doc_id=row["doc_id"], knowledge_base=kb, title=row["title"], file_name=row["file_name"] or "",
+            update_date=row["update_date"], authority=int(row["authority"]), doc_type=row["doc_type"] or "",
+            series=row["series"], revision=row["revision"], chunks=int(count_of[row["doc_id"]]),
+            content_hash=row["content_hash"], ingested_at=row["ingested_at"],
+        )
+    return sorted(seen.values(), key=lambda d: (d.update_date or "", d.title), reverse=True)
