@@ -49,6 +49,14 @@ class Entity(Frozen):
     label: str
 
 
+class SpellingCorrection(Frozen):
+    """A question word the knowledge bases do not contain, and the close indexed word searched instead."""
+
+    original: str
+    corrected: str
+    distance: int = Field(ge=1, description="edits between the two (a swap of adjacent letters is one)")
+
+
 class Intent(Frozen):
     """What Perception understood of a question."""
 
@@ -56,10 +64,22 @@ class Intent(Frozen):
     entities: tuple[Entity, ...] = ()
     constraints: Constraints = Field(default_factory=Constraints)
     raw_query: str
+    spelling: tuple[SpellingCorrection, ...] = ()
+    corrected_query: str | None = Field(default=None, description="raw_query with the spelling corrections applied")
 
     @property
     def entity_texts(self) -> list[str]:
         return [e.text for e in self.entities]
+
+    @property
+    def search_query(self) -> str:
+        """The question as it is searched: corrected when a word was misspelt, else as asked."""
+        return self.corrected_query or self.raw_query
+
+    @property
+    def spelling_note(self) -> str:
+        """The corrections as "torqe → torque, axel → axle" ("" when there are none)."""
+        return ", ".join(f"{c.original} → {c.corrected}" for c in self.spelling)
 
 
 class SearchFilters(Frozen):
@@ -142,6 +162,39 @@ class Validation(Frozen):
     evidence_map: dict[str, list[str]] = Field(default_factory=dict)
 
 
+AnswerabilityVerdict = Literal["answerable", "ambiguous", "unanswerable"]
+
+
+class AnswerFocus(Frozen):
+    """What the question asks: the expected answer type, the subject(s) and the asked attribute."""
+
+    answer_type: str
+    subjects: tuple[str, ...] = ()
+    attribute: tuple[str, ...] = ()
+
+
+class AnswerSpan(Frozen):
+    """The value in the evidence that answers the question, the sentence it stands in and its [n]."""
+
+    value: str
+    sentence: str
+    evidence: int = Field(ge=1, description="1-based position in Answer.evidence")
+    chunk_id: str = ""
+
+
+class Answerability(Frozen):
+    """Whether the retrieved evidence answers the question (decided before drafting), and why."""
+
+    verdict: AnswerabilityVerdict
+    focus: AnswerFocus
+    reason: str
+    signals: dict[str, float] = Field(default_factory=dict)
+    best_evidence: tuple[str, ...] = ()
+    closest: tuple[str, ...] = ()
+    span: AnswerSpan | None = None
+    missing: tuple[str, ...] = ()
+
+
 class Answer(Frozen):
     question: str
     intent: Intent
@@ -152,6 +205,7 @@ class Answer(Frozen):
     revised: str = ""
     final: str = ""
     validation: Validation | None = None
+    answerability: Answerability | None = None
     status: Status
     iterations: int = 0
     timings: dict[str, float] = Field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""CLI: ``eval retrieval`` (search quality) and ``eval review`` (the reviewer as a hallucination detector)."""
+"""CLI: ``eval retrieval`` (search quality), ``eval review`` (the reviewer as a hallucination detector), ``eval qa``."""
 
 from __future__ import annotations
 
@@ -30,6 +30,16 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     r.add_argument("--provider", default="offline",
                    help="reviewer provider: 'offline' (default) or 'anthropic[:model]'")
     r.set_defaults(handler=cmd_eval_review)
+    q = ev_sub.add_parser("qa", parents=[parent], help="answer-or-refuse: coverage, answered accuracy, refusal recall")
+    q.add_argument("--questions", required=True, help='JSONL of {"id","question","answers":[...],"answerable":bool}')
+    q.add_argument("--corpus", default=None,
+                   help="JSONL of {id, title, text} indexed into a fresh temporary base (default: ask over --data-dir)")
+    q.add_argument("--k", type=int, default=None, help="evidence chunks per question (default: the strategy's)")
+    q.add_argument("--limit", type=int, default=None, help="ask only the first N questions")
+    q.add_argument("--out", default=None, help="write one row per question to this JSONL file")
+    q.add_argument("--provider", default="offline", help="'offline' (default) or 'anthropic[:model]'")
+    q.add_argument("--no-reflection", action="store_true", help="draft only, no review loop")
+    q.set_defaults(handler=cmd_eval_qa)
 
 
 def cmd_eval_retrieval(args) -> int:
@@ -64,6 +74,36 @@ def cmd_eval_review(args) -> int:
         keys = [*METRIC_KEYS, "rows_per_s"] if p["metrics"] else ["rows_per_s"]
         tail = f"\nverdicts written to {p['out']}" if p["out"] else ""
         return head + "\n" + table([row], keys) + tail
+
+    emit(args, payload, render)
+    return 0
+
+
+def cmd_eval_qa(args) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    from engine.evaluation.qa import METRIC_KEYS, evaluate_qa
+    from engine.pipeline import AskOptions
+
+    options = AskOptions(provider=args.provider, reflection=not args.no_reflection)
+    quiet = args.json or not sys.stderr.isatty()
+    progress = None if quiet else (lambda n, total: print(f"\r{n}/{total}", end="", file=sys.stderr, flush=True))
+    report = evaluate_qa(args.questions, corpus=args.corpus, k=args.k, settings=settings_from(args),
+                         limit=args.limit, options=options, progress=progress)
+    payload = report.to_dict()
+    if args.out:
+        target = Path(args.out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", encoding="utf-8") as handle:
+            for row in report.rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        payload["out"] = str(target)
+
+    def render(p: dict) -> str:
+        tail = f"\nper-question rows written to {p['out']}" if p.get("out") else ""
+        return f"questions={p['questions']}\n" + table([p], list(METRIC_KEYS)) + tail
 
     emit(args, payload, render)
     return 0

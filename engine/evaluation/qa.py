@@ -1,0 +1,180 @@
+"""Answer-or-refuse evaluation: ask each question through the pipeline and score answers and refusals.
+
+Input rows: ``{"id", "question", "answers": [str], "answerable": bool}``. A question counts as
+answered correctly when the final answer (not refused) contains one of the gold answers after
+case and whitespace normalisation. Refusing everything or answering everything is easy; the
+report gives coverage, answered accuracy and refusal recall together so neither can hide.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.config import Settings, load_settings
+from engine.errors import EngineError
+from engine.evaluation.retrieval import EVAL_KB, read_jsonl
+
+METRIC_KEYS = ("coverage", "answered_accuracy", "correct_answerable", "refusal_recall", "false_answer_rate",
+               "mean_answer_chars", "p50_s", "p95_s")
+
+
+@dataclass(frozen=True)
+class QARow:
+    id: str
+    question: str
+    answers: tuple[str, ...]
+    answerable: bool
+
+
+def read_qa_rows(path: str | Path, limit: int | None = None) -> list[QARow]:
+    """Rows of ``{"id","question","answers":[...],"answerable":bool}``; a bad row raises EngineError."""
+    file = Path(path)
+    if not file.is_file():
+        raise EngineError(f"{file} does not exist; pass a JSONL file of questions.")
+    rows: list[QARow] = []
+    for number, data in enumerate(read_jsonl(file), start=1):
+        where = f"{file} row {number}"
+        if not isinstance(data, dict):
+            raise EngineError(f"{where} must be a JSON object.")
+        missing = [k for k in ("id", "question", "answers", "answerable") if k not in data]
+        if missing:
+            raise EngineError(f"{where} lacks {', '.join(missing)}; each row needs id, question, answers, answerable.")
+        answers = data["answers"]
+        if isinstance(answers, str):
+            answers = [answers]
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            raise EngineError(f"{where}: answers must be a list of strings.")
+        if not isinstance(data["answerable"], bool):
+            raise EngineError(f"{where}: answerable must be true or false.")
+        rows.append(QARow(str(data["id"]), str(data["question"]), tuple(answers), data["answerable"]))
+        if limit is not None and len(rows) >= limit:
+            break
+    if not rows:
+        raise EngineError(f"{file} holds no questions.")
+    return rows
+
+
+def normalise(text: str) -> str:
+    """Lower case, accents folded, punctuation around words dropped, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(re.sub(r"[^\w\s.,'-]", " ", folded.lower()).split())
+
+
+def contains_answer(final: str, answers: Sequence[str]) -> bool:
+    """True when ``final`` contains one of ``answers`` after normalisation (trailing punctuation ignored)."""
+    body = f" {normalise(final)} "
+    for answer in answers:
+        gold = normalise(answer).strip(" .,;:'")
+        if gold and gold in body:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class QAReport:
+    questions: int
+    metrics: dict[str, float]
+    rows: tuple[dict[str, Any], ...] = field(repr=False, default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"questions": self.questions, **self.metrics}
+
+
+def score(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The report's metrics from per-question rows (``answerable``, ``answered``, ``correct``, ``chars``, ``seconds``)."""
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    answered_ok = [r for r in answerable if r["answered"]]
+    correct = sum(1 for r in answered_ok if r["correct"])
+    answered = [r for r in rows if r["answered"]]
+    seconds = [r["seconds"] for r in rows] or [0.0]
+    return {
+        "coverage": round(len(answered_ok) / len(answerable), 4) if answerable else 0.0,
+        "answered_accuracy": round(correct / len(answered_ok), 4) if answered_ok else 0.0,
+        "correct_answerable": correct,
+        "refusal_recall": round(sum(1 for r in unanswerable if not r["answered"]) / len(unanswerable), 4)
+        if unanswerable else 0.0,
+        "false_answer_rate": round(sum(1 for r in unanswerable if r["answered"]) / len(unanswerable), 4)
+        if unanswerable else 0.0,
+        "mean_answer_chars": round(float(np.mean([r["chars"] for r in answered])), 1) if answered else 0.0,
+        "p50_s": round(float(np.percentile(seconds, 50)), 3),
+        "p95_s": round(float(np.percentile(seconds, 95)), 3),
+    }
+
+
+Asker = Callable[[str], Any]
+
+
+def run_questions(rows: Sequence[QARow], ask: Asker, progress: Callable[[int, int], None] | None = None) -> QAReport:
+    """Ask every row with ``ask(question) -> Answer`` and score the results."""
+    out: list[dict[str, Any]] = []
+    for number, row in enumerate(rows, start=1):
+        started = time.perf_counter()
+        answer = ask(row.question)
+        seconds = time.perf_counter() - started
+        answered = answer.status == "success"
+        verdict = answer.answerability.verdict if getattr(answer, "answerability", None) else None
+        out.append({
+            "id": row.id, "question": row.question, "answerable": row.answerable, "gold": list(row.answers),
+            "status": answer.status, "answered": answered,
+            "correct": answered and contains_answer(answer.final, row.answers),
+            "final": answer.final, "chars": len(answer.final) if answered else 0, "seconds": round(seconds, 3),
+            "answerability": verdict, "trace_id": answer.trace_id,
+        })
+        if progress is not None:
+            progress(number, len(rows))
+    return QAReport(len(rows), score(out), tuple(out))
+
+
+def evaluate_qa(
+    questions: str | Path, *, corpus: str | Path | None = None, k: int | None = None,
+    settings: Settings | None = None, limit: int | None = None, options: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> QAReport:
+    """Ask ``questions`` through the pipeline.
+
+    With ``corpus`` (JSONL of ``{id, title, text}``) it is indexed into a fresh temporary store
+    first; without it the knowledge bases already in ``settings.data_dir`` are used. ``k`` sets
+    the strategy's top_k and evidence limit for this run.
+    """
+    from engine.pipeline import AskOptions
+
+    rows = read_qa_rows(questions, limit)
+    base = settings or load_settings()
+    options = options or AskOptions()
+    if corpus is None:
+        return run_questions(rows, _asker(base, options, k), progress)
+    corpus_rows = read_jsonl(corpus)
+    with tempfile.TemporaryDirectory(prefix="rag-eval-qa-") as tmp:
+        from engine.ingest import Ingestor
+        from engine.store import KnowledgeBaseStore
+
+        eval_settings = base.model_copy(update={"data_dir": Path(tmp)})
+        store = KnowledgeBaseStore(eval_settings)
+        report = Ingestor(store).ingest_records(corpus_rows, EVAL_KB)
+        rejected = [f for f in report.files if f.status == "rejected"]
+        if rejected:
+            raise EngineError(f"{len(rejected)} corpus records were rejected, e.g. {rejected[0].name}: "
+                              f"{rejected[0].reason}")
+        return run_questions(rows, _asker(eval_settings, options, k, store), progress)
+
+
+def _asker(settings: Settings, options: Any, k: int | None, store: Any = None) -> Asker:
+    from engine.pipeline import Pipeline
+
+    pipeline = Pipeline(settings, store)
+    if k is not None:
+        if k < 1:
+            raise EngineError("--k must be at least 1.")
+        _, strategy = pipeline.strategies.active()
+        pipeline.fixed_strategy = ("eval-k", strategy.model_copy(update={"top_k": k, "max_evidence": k}))
+    return lambda question: pipeline.run(question, options)
