@@ -39,7 +39,6 @@ from engine.reflection.text import (
     mentions,
     named_tokens,
     numbers,
-    soften,
     split_sentences,
     strip_citations,
     with_citation,
@@ -145,7 +144,10 @@ class OfflineGenerator:
         return " ".join(c.quote(wanted) for c in chosen) or NO_ANSWER
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
-        """Apply ``review``: corrections, drop unsupported sentences, soften wording, re-cite to supporting evidence.
+        """Apply ``review``: corrections, drop unsupported sentences, re-cite to supporting evidence.
+
+        Absolute wording flagged as overconfident is kept as written (a correction quoting the
+        evidence may replace it): rewording it into a hedge would change what the answer says.
 
         Sentences about another code than the one asked are dropped, and when the answer does
         not name what the question is about, the best units that do are added.
@@ -168,8 +170,6 @@ class OfflineGenerator:
                 if not best.supported:
                     continue
                 fixed = with_citation(fixed, [best.chunk])
-            if "overconfidence" in kinds:
-                fixed = soften(fixed)
             out.append(fixed)
         if index is not None:
             out = self._refocus(question, index, out)

@@ -34,7 +34,6 @@ from engine.reflection.text import (
     content_words,
     figures,
     is_key_statement,
-    soften,
     split_sentences,
     strip_citations,
     with_citation,
@@ -192,7 +191,6 @@ class OfflineReviewer:
         for word in absolute_words(body):
             if word.lower() not in pool:
                 result.issue("overconfidence", f"\"{word}\" is not backed by the evidence.")
-                result.fix("overconfidence", word, soften(word))
 
     def _conflicts(self, result: _Sentence, body: str, vector: np.ndarray, index: EvidenceIndex,
                    cited: list[int]) -> None:

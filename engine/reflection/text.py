@@ -1,14 +1,17 @@
 """Text helpers shared by the offline generator, the offline reviewer and validation.
 
-Sentences, [n] citations, content words, figures (numbers with units) and named
-tokens (codes such as "A320" or "E4027", month names, capitalised names).
+Sentences, [n] citations, content words, figures (numbers with units, units compared through
+the spellings in ``quantities.toml``), named tokens (codes such as "A320" or "E4027", month
+names, capitalised names), negations and their scope, and absolute wording.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -36,6 +39,7 @@ _CODE = re.compile(
 _TOLERANCE = re.compile(r"(?:\+/-|\+-|±|\+/−)\s*$")
 _TOLERANCE_AFTER = re.compile(r"\s*(?:\+/-|\+-|±|\+/−)\s*\d+(?:\.\d+)?")
 _ORDINAL_UNITS = frozenset({"st", "nd", "rd", "th", "s"})
+_QUANTITIES = Path(__file__).with_name("quantities.toml")
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?:[-'][A-Za-z]+)?\b")
 MONTHS = frozenset(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
@@ -45,18 +49,13 @@ _NUMBER_WORDS = {w: i for i, w in enumerate(
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
                       "hundred": 100, "thousand": 1000, "million": 1_000_000, "dozen": 12, "first": 1, "second": 2,
                       "third": 3, "once": 1, "twice": 2, "half": 0.5})
-ABSOLUTE_WORDS = {
-    "always": "typically",
-    "never": "rarely",
-    "guaranteed": "expected",
-    "guarantees": "is expected to ensure",
-    "guarantee": "support",
-    "definitely": "likely",
-    "certainly": "likely",
-    "undoubtedly": "likely",
-    "all": "most",
-    "impossible": "unlikely",
-}
+ABSOLUTE_WORDS = frozenset(
+    ["always", "never", "guaranteed", "guarantees", "guarantee", "definitely", "certainly", "undoubtedly", "all",
+     "impossible"])
+"""Absolute wording that needs explicit support; flagged when the evidence does not use it, never rewritten."""
+NEGATIONS = frozenset(["not", "no", "never", "cannot", "nor", "neither", "none", "nothing", "nobody", "nowhere",
+                       "without"])
+"""Words that negate what follows them (with every "n't" contraction: isn't, doesn't, won't, can't...)."""
 STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {
     "yes", "yeah", "oh", "ok", "okay", "really", "just", "like", "got", "absolutely", "sure", "indeed", "wow", "cool",
     "thanks", "hmm", "haha", "lol", "awesome", "um", "uh", "does", "did", "doing", "guess", "believe", "think",
@@ -189,8 +188,13 @@ def coverage(text: str, support: str | set[str]) -> float:
 
 def figures(text: str) -> list[Figure]:
     """Numbers in ``text`` with the unit word that follows each (years and codes included as plain numbers)."""
+    return [figure for _, figure in located_figures(text)]
+
+
+def located_figures(text: str) -> list[tuple[int, Figure]]:
+    """(offset, figure) for each figure of ``text`` with its citations stripped (offsets index that text)."""
     clean = strip_citations(text)
-    found: list[Figure] = []
+    found: list[tuple[int, Figure]] = []
     code_spans = [m.span() for m in _CODE.finditer(clean)]
     for match in _NUMBER.finditer(clean):
         if any(s <= match.start() and match.end() <= e and (e - s) > (match.end() - match.start())
@@ -213,8 +217,48 @@ def figures(text: str) -> list[Figure]:
                     unit = f"{unit}/{_PER.get(per, per)}"
         value = float(raw.replace(",", ""))
         text_form = clean[match.start(): unit_match.end()].rstrip(".") if unit else raw
-        found.append(Figure(text_form.strip(), value, unit.lower()))
+        found.append((match.start(), Figure(text_form.strip(), value, unit.lower())))
     return found
+
+
+@lru_cache(maxsize=1)
+def _unit_aliases() -> dict[str, str]:
+    """Spelling -> canonical unit, from ``quantities.toml``."""
+    with _QUANTITIES.open("rb") as handle:
+        table = tomllib.load(handle).get("units", {})
+    aliases: dict[str, str] = {}
+    for canonical, spellings in table.items():
+        aliases[canonical.lower()] = canonical.lower()
+        for spelling in spellings:
+            aliases[str(spelling).lower()] = canonical.lower()
+    return aliases
+
+
+def canonical_unit(unit: str) -> str:
+    """The canonical spelling of ``unit`` ("kilometres" -> "km", "percent" -> "%"); unknown units as written."""
+    text = re.sub(r"\s+", " ", unit.lower().strip().rstrip("."))
+    aliases = _unit_aliases()
+    if text in aliases:
+        return aliases[text]
+    if "/" in text:
+        head, _, tail = text.partition("/")
+        joined = f"{canonical_unit(head)}/{canonical_unit(tail)}"
+        return aliases.get(joined, joined)
+    return text
+
+
+def known_unit(unit: str) -> bool:
+    """True for a unit listed in ``quantities.toml`` (or a ratio of listed units)."""
+    canonical = canonical_unit(unit)
+    return canonical in _unit_aliases() or ("/" in canonical and all(p in _unit_aliases() for p in canonical.split("/")))
+
+
+def units_agree(a: str, b: str) -> bool:
+    """False only when both units are given, differ, and at least one is a known unit ("N.m" vs "psi")."""
+    if not a or not b:
+        return True
+    ca, cb = canonical_unit(a), canonical_unit(b)
+    return ca == cb or not (known_unit(a) or known_unit(b))
 
 
 def numbers(text: str, *, spelled: bool = False) -> set[float]:
@@ -250,13 +294,47 @@ def absolute_words(text: str) -> list[str]:
     return [m.group(0) for m in _ABSOLUTE.finditer(body)]
 
 
-def soften(text: str) -> str:
-    """Replace absolute wording with hedged wording, keeping capitalisation."""
-    def swap(match: re.Match[str]) -> str:
-        word = match.group(0)
-        new = ABSOLUTE_WORDS[word.lower()]
-        return new.capitalize() if word[0].isupper() else new
-    return _ABSOLUTE.sub(swap, text)
+_NEGATION_TOKEN = re.compile(rf"{_WORD.pattern}|[,;:!?()\"“”]|(?<=\s)[-–—](?=\s)|\.(?=\s|$)")
+_SCOPE_END = frozenset(["and", "or", "but", "while", "whereas", "although", "though", "because", "since", "unless",
+                        "however", "so", "yet", "then", "which", "who", "when", "if"])
+_BOUND = frozenset(["more", "less", "fewer", "later", "earlier", "greater", "higher", "lower", "longer", "shorter",
+                    "sooner", "older", "younger", "only", "doubt"])  # "no more than 5", "not only": not a negation
+
+
+def _is_negation(token: str) -> bool:
+    return token in NEGATIONS or token.endswith(("n't", "n’t"))
+
+
+def negations(text: str) -> list[str]:
+    """The negation words of ``text`` in order ("not", "never", "doesn't", ...), bounds such as "no more than" excluded."""
+    tokens = [t.lower() for t in _NEGATION_TOKEN.findall(strip_citations(text))]
+    return [t for i, t in enumerate(tokens) if _is_negation(t) and not _bound(tokens, i)]
+
+
+def _bound(tokens: list[str], i: int) -> bool:
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    return tokens[i] in ("no", "not") and (after in _BOUND or (after.isdigit() and tokens[i] == "no"))
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """Stems of the content words in the scope of a negation: from the negation word to the end of its clause.
+
+    "The part is not approved for the A320, but the bolt is" -> {"approv", "a320"}. A scope ends
+    at punctuation, at a conjunction ("and", "but", "while", ...) or at the next negation word.
+    """
+    tokens = [t.lower().strip(".'’/-") for t in _NEGATION_TOKEN.findall(strip_citations(text))]
+    found: set[str] = set()
+    inside = False
+    for i, token in enumerate(tokens):
+        if _is_negation(token) and not _bound(tokens, i):
+            inside = True
+            continue
+        if not token or not token[0].isalnum() or token in _SCOPE_END:
+            inside = False
+            continue
+        if inside and token not in STOPWORDS and not any(ch.isdigit() for ch in token) and len(token) > 1:
+            found.add(stem(token))
+    return frozenset(found)
 
 
 def is_key_statement(sentence: str, min_content_words: int = 3) -> bool:

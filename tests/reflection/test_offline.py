@@ -64,9 +64,9 @@ def test_out_of_range_and_wrong_citations_are_redirected(reviewer):
     assert kinds(review) == ["citation"] and fixes(review) == [("[1]", "[2]")]
 
 
-def test_always_gets_an_overconfidence_issue(reviewer):
+def test_always_gets_an_overconfidence_issue_and_no_hedge(reviewer):
     review = reviewer.review(TORQUE, [BRAKE_PIN], PIN.replace("is ", "is always ") + " [1].")
-    assert kinds(review) == ["overconfidence"] and fixes(review) == [("always", "typically")]
+    assert kinds(review) == ["overconfidence"] and fixes(review) == []
 
 
 def test_codes_and_names_must_appear_in_the_cited_chunk(reviewer):
@@ -118,7 +118,7 @@ def test_unrelated_question_gets_no_answer(generator):
     assert generator.draft("Who won the 1998 World Cup?", [BRAKE_PIN], intent("x")) == NO_ANSWER
 
 
-def test_revise_drops_unsupported_fixes_figures_and_softens(generator):
+def test_revise_drops_unsupported_fixes_figures_and_keeps_absolute_wording(generator):
     answer = ("Torque the axle nut to 130 lbf.ft [1]. Pilots enjoy the view from the flight deck [1]. "
               "The brake is always serviceable while the pin protrudes at least 1.0 mm [2].")
     review = Review(valid=False, confidence=0.2, issues=(
@@ -129,7 +129,7 @@ def test_revise_drops_unsupported_fixes_figures_and_softens(generator):
     ), corrections=({"type": "fact", "original": "130 lbf.ft", "corrected": "150 lbf.ft"},))
     revised = generator.revise(TORQUE, [AMM_REV12, BRAKE_PIN], answer, review)
     assert revised == ("Torque the axle nut to 150 lbf.ft [1]. "
-                       "The brake is typically serviceable while the pin protrudes at least 1.0 mm [2].")
+                       "The brake is always serviceable while the pin protrudes at least 1.0 mm [2].")
 
 
 def test_revise_recites_a_sentence_to_the_evidence_that_supports_it(generator):
