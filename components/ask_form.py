@@ -86,10 +86,20 @@ def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
     return AskRequest(question, tuple(kbs), reflection or "auto", mode, int(rounds))
 
 
-def build_options(request: AskRequest, session_id: str, settings: Settings) -> AskOptions:
-    """AskOptions for a request; with reflection on auto, the rollout (if the engine has one) decides."""
+def previous_question(history: Sequence[Answer]) -> str | None:
+    """The question this session asked last, as the engine understood it (a follow-up is read against it)."""
+    return history[-1].question if history else None
+
+
+def build_options(
+    request: AskRequest, session_id: str, settings: Settings, previous: str | None = None
+) -> AskOptions:
+    """AskOptions for a request; with reflection on auto, the rollout (if the engine has one) decides.
+
+    ``previous`` is the session's last question, against which a follow-up ("And on the 737?") is read.
+    """
     options = AskOptions(knowledge_bases=request.knowledge_bases or None, reflection=request.reflection != "off",
-                         mode=request.mode, max_rounds=request.max_rounds)
+                         mode=request.mode, max_rounds=request.max_rounds, previous_question=previous)
     if request.reflection == "auto":
         from engine import experiments
 
@@ -101,6 +111,16 @@ def build_options(request: AskRequest, session_id: str, settings: Settings) -> A
 
 def _select(index: int) -> None:
     st.session_state[ASK_SELECTED] = index
+
+
+def understood_as(answer: Answer) -> None:
+    """For a follow-up, the full question the engine answered and what it was read against."""
+    followup = answer.extra.get("followup")
+    if not followup:
+        return
+    st.info(label(f"Understood as: {followup['resolved']}", limit=400), icon=":material/subdirectory_arrow_right:")
+    st.caption(label(f"You asked “{followup['asked']}” after “{followup['from']}”; {followup['explanation']}.",
+                     limit=600))
 
 
 def history_list(history: Sequence[Answer]) -> None:

@@ -43,3 +43,7 @@ def render_intent(intent: Intent) -> None:
     if c.quantitative is not None:
         rows.append(f"<b>Quantity</b>: “{encode(c.quantitative.text)}” ({encode(c.quantitative.kind)})")
     show("<br>".join(rows) if rows else "<b>Constraints</b>: none")
+    if intent.spelling:
+        fixes = ", ".join(f"<del>{encode(c.original)}</del> → <ins>{encode(c.corrected)}</ins>" for c in intent.spelling)
+        show(f"<b>Spelling</b>: {fixes} <small style='opacity:0.7'>(words not in the searched documents, "
+             f"searched as the closest words they contain)</small>")

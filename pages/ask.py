@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_view import StageProgress, render_answer
-from components.ask_form import ask_form, build_options, history_list, sample_picker
+from components.ask_form import ask_form, build_options, history_list, previous_question, sample_picker, understood_as
 from components.factories import get_pipeline, get_settings, get_store
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID
 from engine.errors import EngineError
@@ -25,7 +25,7 @@ if request is not None:
     problem = None
     with form_col, st.status("Answering…", expanded=True) as box:
         try:
-            options = build_options(request, st.session_state[SESSION_ID], get_settings())
+            options = build_options(request, st.session_state[SESSION_ID], get_settings(), previous_question(history))
             answer = get_pipeline().run(request.question, options, progress=StageProgress(box))
         except EngineError as exc:
             problem = str(exc)
@@ -48,6 +48,7 @@ with history_col:
 selected = st.session_state[ASK_SELECTED]
 if selected is not None and 0 <= selected < len(history):
     st.divider()
+    understood_as(history[selected])
     render_answer(history[selected], key=f"ask.answer.{selected}")
 elif not history:
     st.info("Type a question above (or pick a sample) and press **Ask**. Results appear here, stage by stage.")

@@ -17,6 +17,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--max-rounds", type=int, default=2, help="review/revise rounds before refusing")
     p.add_argument("--provider", default=None, help="offline | anthropic | anthropic:MODEL (default: by API key)")
     p.add_argument("--strategy-version", default=None, help="strategy version (default: the active one)")
+    p.add_argument("--previous", metavar="QUESTION", default=None,
+                   help="the question asked before; a follow-up such as 'And on the 737?' is read against it")
     p.set_defaults(handler=cmd_ask)
 
     tr = sub.add_parser("traces", help="stored pipeline runs")
@@ -39,6 +41,11 @@ def render_answer(p: dict) -> str:
              f"trace: {p['trace_id']}",
              f"intent: {intent['action']}  entities: {', '.join(e['text'] for e in intent['entities']) or '-'}  "
              f"constraints: {json.dumps({k: v for k, v in intent['constraints'].items() if v})}", "", "tasks:"]
+    followup = (p.get("extra") or {}).get("followup")
+    if intent.get("spelling"):
+        lines[1:1] = ["spelling: " + ", ".join(f"{c['original']} -> {c['corrected']}" for c in intent["spelling"])]
+    if followup:
+        lines[1:1] = [f"understood as: {followup['resolved']}  ({followup['explanation']})"]
     lines += [f"  [{t['priority']}] {t['search_type']:7} {t['knowledge_base']:12} w={t['weight']:<5} {t['reason']}"
               for t in p["tasks"]]
     lines += ["", "evidence:"]
@@ -63,6 +70,7 @@ def cmd_ask(args) -> int:
     options = AskOptions(
         knowledge_bases=tuple(args.kb) if args.kb else None, reflection=not args.no_reflection, mode=args.mode,
         max_rounds=args.max_rounds, provider=args.provider, strategy_version=args.strategy_version,
+        previous_question=args.previous,
     )
     answer = Pipeline(settings_from(args)).run(args.question, options)
     emit(args, answer.model_dump(mode="json"), render_answer)

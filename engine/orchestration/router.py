@@ -30,7 +30,7 @@ class StrategyRouter:
             targets = [kb for kb in rule.knowledge_bases if kb in self.knowledge_bases]
             if not targets:
                 continue
-            haystack = source if source else intent.raw_query
+            haystack = source if source else intent.search_query
             if re.search(rule.pattern, haystack, re.I):
                 why = f"route rule /{rule.pattern}/ matched {'source ' + repr(source) if source else 'the question'}"
                 if rule.exclusive:
@@ -45,14 +45,15 @@ class StrategyRouter:
         bases, route_reason = self.route(intent)
         primary = bases[0]
         source_boost = cw.source if intent.constraints.source else 1.0
+        spelling = f"; spelling: {intent.spelling_note}" if intent.spelling else ""
         tasks: list[RetrievalTask] = []
         for i, kb in enumerate(bases):
             boost = source_boost if i == 0 and intent.constraints.source else 1.0
             tasks.append(RetrievalTask(
-                query=intent.raw_query, search_type=s.base_search_type, knowledge_base=kb,
+                query=intent.search_query, search_type=s.base_search_type, knowledge_base=kb,
                 weight=round(weights[s.base_search_type] * boost, 4), priority=0, top_k=s.top_k,
                 reason=f"base task ({s.base_search_type}) on {kb}: {route_reason}"
-                       + (f"; source constraint x{cw.source}" if boost != 1.0 else ""),
+                       + (f"; source constraint x{cw.source}" if boost != 1.0 else "") + spelling,
             ))
         time = intent.constraints.time
         if time is not None and (time.start or time.end):
@@ -63,12 +64,12 @@ class StrategyRouter:
                 weight=round(weights["keyword"] * cw.time, 4), priority=1, top_k=s.top_k,
                 filters=SearchFilters(since=time.start, until=time.end),
                 reason=f"time rule: '{time.text}' -> keyword search on {where} dated "
-                       f"{time.start or '...'} to {time.end or '...'} (x{cw.time})",
+                       f"{time.start or '...'} to {time.end or '...'} (x{cw.time}){spelling}",
             ))
         quant = intent.constraints.quantitative
         if quant is not None:
             tasks.append(RetrievalTask(
-                query=intent.raw_query, search_type="hybrid", knowledge_base=primary,
+                query=intent.search_query, search_type="hybrid", knowledge_base=primary,
                 weight=round(weights["hybrid"] * cw.quantitative, 4), priority=2, top_k=s.top_k,
                 reason=f"quantitative rule: '{quant.text}' ({quant.kind}) -> hybrid search for figures "
                        f"(x{cw.quantitative})",
@@ -96,8 +97,8 @@ def _unique(items: Sequence[str]) -> list[str]:
 
 
 def _keywords(intent: Intent, drop: Sequence[str] = ()) -> str:
-    """Content words of the question (minus stop words, time phrases and dropped entities)."""
-    text = intent.raw_query
+    """Content words of the question as searched (minus stop words, time phrases and dropped entities)."""
+    text = intent.search_query
     time = intent.constraints.time
     if time is not None and time.text:
         text = text.replace(time.text, " ")

@@ -21,7 +21,9 @@ ACTIONS: frozenset[str] = frozenset(get_args(Action))
 QUANT_KINDS = frozenset({"count", "amount", "percentage", "rate", "average", "min", "max"})
 _MACRO = re.compile(r"\{\{(\w+)\}\}")
 _FLAGS = re.IGNORECASE
-_TOP_LEVEL = ("version", "macros", "actions", "time", "sources", "quantitative", "entities", "entities_filter")
+_TOP_LEVEL = (
+    "version", "macros", "actions", "time", "sources", "quantitative", "entities", "entities_filter", "followup",
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,19 @@ class EntityRule:
 
 
 @dataclass(frozen=True)
+class FollowupRules:
+    """When a question is a follow-up to the previous one (see ``[followup]`` in rules.toml)."""
+
+    leads: tuple[re.Pattern[str], ...] = ()
+    max_words: int = 0
+    vague: frozenset[str] = frozenset()
+    predicates: frozenset[str] = frozenset()
+    references: frozenset[str] = frozenset()
+    prepositions: frozenset[str] = frozenset()
+    preposition: str = "for"
+
+
+@dataclass(frozen=True)
 class Rules:
     """The compiled contents of one rules file."""
 
@@ -65,6 +80,7 @@ class Rules:
     entities: tuple[EntityRule, ...]
     drop_labels: frozenset[str]
     drop_texts: frozenset[str]
+    followup: FollowupRules = FollowupRules()
 
 
 class _Reader:
@@ -223,6 +239,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> Rules:
         drop_texts=frozenset(
             t.lower() for t in _strings(r, _filter(r, data).get("drop_texts", []), "entities_filter.drop_texts")
         ),
+        followup=_followup(r, data, macros),
     )
 
 
@@ -311,3 +328,25 @@ def _entities(r: _Reader, data: dict[str, Any], macros: dict[str, str]) -> tuple
             raise r.fail(f"{where}.key_strip", f"invalid regular expression ({exc})") from None
         rules.append(EntityRule(label, pattern, tuple(replace), key_strip))
     return tuple(rules)
+
+
+def _followup(r: _Reader, data: dict[str, Any], macros: dict[str, str]) -> FollowupRules:
+    table = r.get(data, "followup", dict, "top level", {})
+    keys = {"leads", "max_words", "vague", "predicates", "references", "prepositions", "preposition"}
+    r.only(table, keys, "followup")
+    leads = _strings(r, r.get(table, "leads", list, "followup", []), "followup.leads")
+    max_words = r.get(table, "max_words", int, "followup", 0)
+    if max_words < 0:
+        raise r.fail("followup.max_words", "must be 0 (only questions with a lead) or more")
+
+    def words(key: str) -> frozenset[str]:
+        return frozenset(w.lower() for w in _strings(r, r.get(table, key, list, "followup", []), f"followup.{key}"))
+
+    preposition = r.get(table, "preposition", str, "followup", "for").strip()
+    if not preposition:
+        raise r.fail("followup.preposition", "must not be empty")
+    return FollowupRules(
+        leads=tuple(r.compile(p, f"followup.leads[{i}]", macros) for i, p in enumerate(leads)),
+        max_words=max_words, vague=words("vague"), predicates=words("predicates"),
+        references=words("references"), prepositions=words("prepositions"), preposition=preposition,
+    )

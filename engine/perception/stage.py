@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -13,10 +14,12 @@ from engine.errors import ConfigError
 from engine.perception.dates import resolve as resolve_time
 from engine.perception.entities import DEFAULT_MODEL, Found, load_nlp, merge, ner_entities, pattern_entities
 from engine.perception.rules import Rules, load_rules
+from engine.perception.spelling import Lexicon, correct_spelling
 from engine.results import Constraints, Intent, QuantConstraint, TimeConstraint
 
 Span = tuple[int, int]
 MAX_QUESTION_CHARS = 5000
+TIME_KIND = "time"
 
 
 class Perception:
@@ -58,32 +61,62 @@ class Perception:
             self._rules = rules
         return rules
 
-    def run(self, question: str) -> Intent:
-        """Understand one question; the same question (and day) always gives the same intent."""
+    def run(self, question: str, vocabulary: Lexicon | None = None) -> Intent:
+        """Understand one question; the same question (and day, and vocabulary) always gives the same intent.
+
+        With a ``vocabulary`` (the searched knowledge bases' words, see ``KnowledgeBaseStore.vocabulary``),
+        misspelt words are corrected first; the corrections and the corrected text are part of the intent,
+        and the rules read the corrected text.
+        """
         if not isinstance(question, str):
             raise TypeError(f"question must be a str, not {type(question).__name__}")
         rules = self._rules
         text = question[:MAX_QUESTION_CHARS]
         if not text.strip():
             return Intent(action="unknown", raw_query=question)
+        spelling = correct_spelling(text, vocabulary)
+        reading = self._read(spelling.text, rules)
+        time = reading.time[0] if reading.time else None
+        return Intent(
+            action=_action(spelling.text, rules),
+            entities=merge(reading.entities),
+            constraints=Constraints(time=time, source=reading.source, quantitative=reading.quantitative),
+            raw_query=question,
+            spelling=spelling.corrections,
+            corrected_query=spelling.text + question[len(text):] if spelling.corrections else None,
+        )
 
+    def mentions(self, question: str) -> list[Mention]:
+        """What a question names, with character spans: its entities and its time expression, in order."""
+        text = question[:MAX_QUESTION_CHARS]
+        if not text.strip():
+            return []
+        reading = self._read(text, self._rules)
+        found = [Mention(f.start, f.end, f.text, f.label, f.start, f.end) for f in reading.entities]
+        if reading.time is not None:
+            match = reading.time[1]
+            core = "when" in match.re.groupindex and bool(match.group("when"))
+            start, end = match.span("when" if core else 0)
+            phrase = _clean(match.group(0))
+            phrase_start = match.start() + match.group(0).find(phrase)
+            found.append(Mention(start, end, _clean(match.group("when" if core else 0)), TIME_KIND,
+                                 phrase_start, phrase_start + len(phrase), has_core=core))
+        return sorted(found, key=lambda m: m.start)
+
+    def _read(self, text: str, rules: Rules) -> _Reading:
         patterned = pattern_entities(text, rules)
         taken: list[Span] = [(f.start, f.end) for f in patterned]
-        time, time_span = self._time(text, rules, taken)
+        time = self._time(text, rules, taken)
         source, source_span = _source(text, rules)
         quant, quant_span = _quantitative(text, rules, taken)
         found: list[Found] = list(patterned)
         if self._nlp is not None:
+            time_span = time[1].span() if time else None
             blocked = taken + [s for s in (time_span, source_span, quant_span) if s]
             found += ner_entities(text, self._nlp, rules, blocked)
-        return Intent(
-            action=_action(text, rules),
-            entities=merge(found),
-            constraints=Constraints(time=time, source=source, quantitative=quant),
-            raw_query=question,
-        )
+        return _Reading(found, time, source, quant)
 
-    def _time(self, text: str, rules: Rules, taken: list[Span]) -> tuple[TimeConstraint | None, Span | None]:
+    def _time(self, text: str, rules: Rules, taken: list[Span]) -> tuple[TimeConstraint, re.Match[str]] | None:
         today: date | None = None
         for rule in rules.time:
             for match in rule.pattern.finditer(text):
@@ -93,8 +126,33 @@ class Perception:
                 resolved = resolve_time(rule.resolve, match.groupdict(), today, rule.offset)
                 if resolved is not None:
                     start, end = resolved
-                    return TimeConstraint(text=_clean(match.group(0)), start=start, end=end), match.span()
-        return None, None
+                    return TimeConstraint(text=_clean(match.group(0)), start=start, end=end), match
+        return None
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Something a question names: an entity (``kind`` is its label) or its time expression (``kind`` "time").
+
+    ``start``/``end`` span the name or date itself, ``phrase_start``/``phrase_end`` the whole expression
+    ("2023" inside "from 2023 reports"); ``has_core`` says a date expression has such a date of its own.
+    """
+
+    start: int
+    end: int
+    text: str
+    kind: str
+    phrase_start: int
+    phrase_end: int
+    has_core: bool = False
+
+
+@dataclass(frozen=True)
+class _Reading:
+    entities: list[Found]
+    time: tuple[TimeConstraint, re.Match[str]] | None
+    source: str | None
+    quantitative: QuantConstraint | None
 
 
 def _overlaps(span: Span, taken: list[Span]) -> bool:

@@ -12,6 +12,7 @@ from engine.config import Settings
 from engine.errors import EngineError, KnowledgeBaseError
 from engine.orchestration import StrategyRouter, StrategyStore
 from engine.orchestration.strategy import Strategy
+from engine.perception.followup import resolve_followup
 from engine.pipeline.options import AskOptions
 from engine.pipeline.replan import adjust_plan
 from engine.results import Answer, Intent, Validation
@@ -96,8 +97,12 @@ class Pipeline:
         if not question or not question.strip():
             raise EngineError("The question is empty; type a question about your documents.")
         with tracer.span("perception"):
-            intent = self.perception.run(question)
+            resolved = resolve_followup(question, options.previous_question, self.perception)
+            asked, question = question, resolved.text
+            intent = self.perception.run(question, vocabulary=self.store.vocabulary(options.knowledge_bases))
         state["intent"] = intent
+        followup = {"followup": {"asked": asked, "resolved": question, "from": resolved.resolved_from,
+                                 "explanation": resolved.explanation}} if resolved.is_followup else {}
         notify("perception", {"intent": intent})
 
         with tracer.span("orchestration"):
@@ -156,7 +161,7 @@ class Pipeline:
             trace_id=state["trace_id"], provider=provider_id, strategy_version=state["strategy_version"],
             extra={"reflection": options.reflection, "mode": options.mode, "attempts": attempts,
                    "rounds": outcome["rounds"], "refusal_reason": outcome.get("refusal_reason"),
-                   "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved)},
+                   "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved), **followup},
         )
 
     def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions) -> dict:

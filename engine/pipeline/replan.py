@@ -37,7 +37,7 @@ def adjust_plan(
         for entity in missing or intent.entity_texts:
             for kb in kbs:
                 new_tasks.append(RetrievalTask(
-                    query=f"{entity} {' '.join(w for w in intent.raw_query.split() if w.lower() != entity.lower())}",
+                    query=f"{entity} {' '.join(w for w in intent.search_query.split() if w.lower() != entity.lower())}",
                     search_type="keyword", knowledge_base=kb, weight=strategy.search_weights["keyword"],
                     priority=9, top_k=strategy.top_k * 2,
                     reason=f"retry: keyword task for '{entity}', which lacked evidence", 

@@ -21,6 +21,7 @@ from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
 from engine.store.search import filter_sql, run_search
+from engine.store.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 _DOC_COLUMNS = [
@@ -38,6 +39,9 @@ class KnowledgeBaseStore:
         self._db = lancedb.connect(str(settings.lancedb_dir))
         self._embedder = embedder
         self._write_lock = threading.Lock()
+        self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
+        self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
+        self._vocabulary_lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -128,6 +132,34 @@ class KnowledgeBaseStore:
         where = f"doc_id = {sql_literal(check_doc_id(doc_id))}" if doc_id else None
         return self._db.open_table(TABLE_PREFIX + kb).count_rows(where)
 
+    def vocabulary(self, kb: str | Sequence[str] | None = None) -> Vocabulary:
+        """The words of one, several or all knowledge bases (bases that do not exist are skipped).
+
+        Built from the keyword-indexed text on first use and kept until the table's version changes.
+        """
+        known = self.knowledge_base_names()
+        names = known if kb is None else [kb] if isinstance(kb, str) else list(kb)
+        parts, key = [], []
+        for name in (n for n in names if n in known):
+            table = self._db.open_table(TABLE_PREFIX + name)
+            version = table.version
+            with self._vocabulary_lock:
+                cached = self._vocabularies.get(name)
+            if cached is None or cached[0] != version:
+                rows = self._scan(table, ["search_text"])
+                cached = (version, Vocabulary.from_texts(rows["search_text"].to_pylist()))
+                with self._vocabulary_lock:
+                    self._vocabularies[name] = cached
+            parts.append(cached[1])
+            key.append((name, cached[0]))
+        if len(parts) < 2:
+            return parts[0] if parts else Vocabulary()
+        merged = self._merged
+        if merged is None or merged[0] != tuple(key):
+            merged = (tuple(key), Vocabulary.merge(parts))
+            self._merged = merged
+        return merged[1]
+
     # -- writing ------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
         """Write chunk rows in one commit; documents in ``replace_doc_ids`` lose their old chunks in the same commit."""
@@ -178,6 +210,8 @@ class KnowledgeBaseStore:
         self._open(kb)
         with self._write_lock:
             self._db.drop_table(TABLE_PREFIX + kb)
+        with self._vocabulary_lock:
+            self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
 
     # -- searching ----------------------------------------------------------
     def search(

@@ -227,6 +227,8 @@ def test_seed_question_in_full(perception: Perception) -> None:
             "quantitative": None,
         },
         "raw_query": question,
+        "spelling": [],
+        "corrected_query": None,
     }
 
 
