@@ -16,6 +16,7 @@ from engine.perception.spelling import stop_words
 from engine.perception.stage import TIME_KIND, Mention, Perception
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_ANY_WORD = re.compile(r"\w[\w'’/-]*")
 _ARTICLE = re.compile(r"(?:\b(?P<prep>[^\W\d_]+)\s+)?(?P<article>(?:the|an?)\s+)?$", re.IGNORECASE)
 _END = re.compile(r"[\s?.!]*$")
 
@@ -50,7 +51,7 @@ def resolve_followup(question: str, previous_question: str | None, perception: P
         perception = get_perception()
     rules = perception.rules.followup
     rest_start = _lead_end(question, rules)
-    if rest_start is None and len(_WORD.findall(question)) > rules.max_words:
+    if rest_start is None and len(_ANY_WORD.findall(question)) > rules.max_words:
         return Resolved(question, None, "not a follow-up: no opening such as 'and' or 'what about', and not short")
     rest_start = rest_start or 0
     mentions = [m for m in perception.mentions(question) if m.start >= rest_start]
