@@ -124,6 +124,7 @@ class Pipeline:
         provider_id = self._provider_id(options)
         state["provider"] = provider_id
         loop = self._reflection(options, provider_id)
+        provider_id = state["provider"] = loop.provider_label(provider_id)  # the models actually called
         attempts: list[dict[str, Any]] = []
         while True:
             with tracer.span("retrieval"):

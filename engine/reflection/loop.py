@@ -113,6 +113,16 @@ class ReflectionLoop:
         return {"mode": self.mode, "generator": _name(self.generator), "reviewer": _name(self.reviewer),
                 "max_rounds": self.max_rounds, "threshold": self.threshold}
 
+    def provider_label(self, default: str) -> str:
+        """Who answers: the parts' ``provider:model`` ids joined by " / " (one id when both are the same).
+
+        ``default`` when neither part names a model (the offline parts, a scripted provider).
+        """
+        parts = (self.generator, self.reviewer)
+        if not any(isinstance(getattr(part, "model", None), str) and part.model for part in parts):
+            return default
+        return " / ".join(dict.fromkeys(_name(part) for part in parts))
+
     def run(self, question: str, evidence: Sequence[Evidence], intent: Intent) -> ReflectionResult:
         """Draft, review and fix until accepted or out of rounds."""
         evidence = tuple(evidence)
