@@ -5,8 +5,16 @@
 """
 
 from engine.reflection.factory import OfflineSelfReviewer, build_reflection, eval_reviewer
+from engine.reflection.judge import Finding, JudgeConfig, Judgement, OfflineJudge, SupportJudge
 from engine.reflection.llm import LLMGenerator, LLMReviewer, render_evidence, render_review
-from engine.reflection.loop import ReflectionLoop, ReflectionResult, RoundRecord, apply_corrections, refusal_message
+from engine.reflection.loop import (
+    ReflectionLoop,
+    ReflectionResult,
+    RoundRecord,
+    apply_corrections,
+    refusal_message,
+    usable_corrections,
+)
 from engine.reflection.offline_generate import OfflineGenerator
 from engine.reflection.offline_review import OfflineReviewer
 from engine.reflection.protocols import Generator, Reviewer
@@ -14,10 +22,14 @@ from engine.reflection.schema import REVIEW_SCHEMA, REVIEW_TOOL, review_from_pay
 from engine.reflection.support import VectorCache
 
 __all__ = [
+    "Finding",
     "Generator",
+    "JudgeConfig",
+    "Judgement",
     "LLMGenerator",
     "LLMReviewer",
     "OfflineGenerator",
+    "OfflineJudge",
     "OfflineReviewer",
     "OfflineSelfReviewer",
     "REVIEW_SCHEMA",
@@ -25,6 +37,7 @@ __all__ = [
     "ReflectionLoop",
     "ReflectionResult",
     "Reviewer",
+    "SupportJudge",
     "RoundRecord",
     "VectorCache",
     "apply_corrections",
@@ -35,4 +48,5 @@ __all__ = [
     "render_review",
     "review_from_payload",
     "schema_errors",
+    "usable_corrections",
 ]

@@ -8,6 +8,7 @@ from typing import Literal, Sequence
 from pydantic import Field
 
 from engine.reflection.protocols import Generator, Reviewer
+from engine.reflection.text import words
 from engine.results import Correction, Evidence, Frozen, Intent, Review
 
 RoundAction = Literal["accepted", "corrected", "revised", "refused"]
@@ -56,6 +57,18 @@ def apply_corrections(answer: str, corrections: Sequence[Correction]) -> tuple[s
     return answer, tuple(applied)
 
 
+def usable_corrections(corrections: Sequence[Correction], evidence: Sequence[Evidence]) -> tuple[Correction, ...]:
+    """``corrections`` without the ``overconfidence`` ones that bring in words the evidence does not use.
+
+    Absolute wording may only be replaced by the evidence's own wording; a hedge made up by a
+    reviewer ("never" -> "rarely") changes what the answer claims, so the statement stays
+    flagged instead, and the loop revises or refuses.
+    """
+    vocabulary = {w for item in evidence for w in words(item.text)}
+    return tuple(c for c in corrections
+                 if c.type != "overconfidence" or set(words(c.corrected)) - set(words(c.original)) <= vocabulary)
+
+
 def refusal_message(review: Review | None, limit: int = 3) -> str:
     """The refusal text, naming the main issues of the last review."""
     if review is None or not review.issues:
@@ -79,7 +92,8 @@ class ReflectionLoop:
     """Drafts with ``generator``, reviews with ``reviewer``, and fixes up to ``max_rounds`` times.
 
     An answer is accepted when the review is valid with confidence >= ``threshold``. Otherwise the
-    corrections whose ``original`` occurs in the answer are applied; when none apply, the generator
+    corrections whose ``original`` occurs in the answer are applied (absolute wording only with the
+    evidence's own words: see :func:`usable_corrections`); when none apply, the generator
     revises with the review as feedback. Still failing after ``max_rounds`` fixes, or when a fix
     changes nothing, the loop refuses.
     """
@@ -152,9 +166,11 @@ class ReflectionLoop:
             fixed, applied, fix_ms = answer, (), 0.0
             if iterations < self.max_rounds:
                 started = time.perf_counter()
-                fixed, applied = apply_corrections(answer, review.corrections)
+                usable = usable_corrections(review.corrections, evidence)
+                fixed, applied = apply_corrections(answer, usable)
                 if not applied:
-                    fixed = self.generator.revise(question, evidence, answer, review)
+                    kept = review if usable == review.corrections else review.model_copy(update={"corrections": usable})
+                    fixed = self.generator.revise(question, evidence, answer, kept)
                 fix_ms = _ms(started)
                 totals["revise"] += fix_ms
             if iterations >= self.max_rounds or fixed.strip() == answer.strip():

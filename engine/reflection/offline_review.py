@@ -1,8 +1,11 @@
 """The offline reviewer: checks each answer sentence against the numbered evidence, deterministically.
 
-Checks: citations present and in range; support by the cited chunk (embedding similarity and
-content-word coverage); numbers, dates and codes that must appear in the cited chunk; absolute
-wording the evidence does not use; figures contradicted by a newer or more authoritative chunk;
+Whether the evidence backs a sentence is decided by a :class:`~engine.reflection.judge.SupportJudge`
+(the offline judge by default; any judge can be passed in), never by the scores the generator
+ranks evidence with. Around that judgement the reviewer checks: citations present and in range;
+support by the cited chunk (figures with their units and subjects, codes and dates, negation);
+absolute wording the evidence does not use (flagged; a correction only ever quotes the evidence's
+own wording, never a hedge); figures contradicted by a newer or more authoritative chunk;
 citations to a superseded revision when a newer one was retrieved (unless the question asks for
 that revision). Then relevance: an answer that does not name the codes, part numbers or models
 the question asks about, or that mostly talks about another one of the same kind, gets a
@@ -11,6 +14,8 @@ the question asks about, or that mostly talks about another one of the same kind
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,17 +23,18 @@ from typing import Any
 import numpy as np
 
 from engine.reflection.focus import Focus, as_written, asks_for, match, missing_from, question_focus
+from engine.reflection.judge import Judgement, OfflineJudge, SupportJudge
 from engine.reflection.schema import review_from_payload
 from engine.reflection.support import (
-    SUPPORT_THRESHOLD,
     Embedder,
     EvidenceIndex,
-    Support,
     VectorCache,
+    _preference,
     find_conflict,
     newer_revision,
 )
 from engine.reflection.text import (
+    ABSOLUTE_WORDS,
     absolute_words,
     citations,
     content_words,
@@ -41,6 +47,9 @@ from engine.reflection.text import (
 from engine.results import Evidence, Review
 
 _PENALTY = {"fact": 0.5, "citation": 0.75, "overconfidence": 0.8, "logic": 0.6, "format": 0.3}
+NEAR_SUPPORT = 0.1
+"""A statement scoring within this of the judge's threshold, with a figure missing, is about that figure."""
+_TOKEN = re.compile(r"[\w'’.%°/-]+")
 
 
 @dataclass
@@ -62,11 +71,20 @@ class _Sentence:
             self.fixes.append((kind, old, new))
 
 
+@dataclass
+class _Context:
+    """One review's evidence index and the judgements made so far (each asked once)."""
+
+    index: EvidenceIndex
+    judged: dict[tuple[str, tuple[int, ...]], Judgement] = field(default_factory=dict)
+
+
 class OfflineReviewer:
     """Reviews answers against evidence without a model call.
 
     ``require_citations=False`` judges each statement against all the evidence and does not
-    ask for [n] markers (for datasets whose answers carry none).
+    ask for [n] markers (for datasets whose answers carry none). ``judge`` decides whether
+    evidence backs a statement (default: an :class:`OfflineJudge` on the same embedding cache).
     """
 
     def __init__(
@@ -76,12 +94,20 @@ class OfflineReviewer:
         model_name: str | None = None,
         require_citations: bool = True,
         cache: VectorCache | None = None,
+        judge: SupportJudge | None = None,
     ) -> None:
         if embedder is not None and not callable(getattr(embedder, "encode", None)):
             raise TypeError("embedder must have an encode(texts) method returning normalised vectors")
+        if judge is not None and not isinstance(judge, SupportJudge):
+            raise TypeError("judge must have a judge(statement, evidence_sentences) method (see engine.reflection.judge)")
         self.cache = cache or VectorCache.shared(embedder, model_name=model_name)
+        self.judge: SupportJudge = judge if judge is not None else OfflineJudge(cache=self.cache)
         self.require_citations = require_citations
         self.name = "offline-reviewer"
+
+    @property
+    def _threshold(self) -> float:
+        return float(getattr(self.judge, "threshold", 0.5))
 
     def warm_up(self) -> None:
         """Load the embedding model now rather than on the first review."""
@@ -93,7 +119,11 @@ class OfflineReviewer:
         for evidence, answer in items:
             texts.extend(strip_citations(s) for s in split_sentences(answer))
             texts.extend(EvidenceIndex.texts(evidence))
+            texts.extend(e.metadata.title for e in evidence if e.metadata.title)
         self.cache.prime(texts)
+        prepare = getattr(self.judge, "prepare", None)
+        if callable(prepare) and getattr(self.judge, "cache", None) is not self.cache:
+            prepare(texts)
 
     def review(self, question: str, evidence: Sequence[Evidence], answer: str) -> Review:
         """The review of ``answer`` (validated against the review schema)."""
@@ -108,13 +138,13 @@ class OfflineReviewer:
             return _payload([], [_issue("fact", "No evidence was retrieved, so no statement can be verified.")],
                             [], 0.0, "No evidence.")
         bodies = [strip_citations(s) for s in sentences]
-        index = EvidenceIndex(evidence, self.cache, extra=bodies)
+        context = _Context(EvidenceIndex(evidence, self.cache, extra=bodies))
         vectors = self.cache.encode(bodies)
-        found = [self._check(question, s, b, v, index) for s, b, v in zip(sentences, bodies, vectors)]
+        found = [self._check(question, s, b, v, context) for s, b, v in zip(sentences, bodies, vectors)]
         checked = [f for f in found if f.checked]
         issues = [i for f in found for i in f.issues]
         if checked:
-            issues.extend(_relevance(question, checked, index))
+            issues.extend(_relevance(question, checked, context.index))
         if not checked:
             issues.append(_issue("format", "The answer makes no statement that can be checked against the evidence."))
         corrections = _corrections(found, answer)
@@ -124,81 +154,128 @@ class OfflineReviewer:
                      f"{supported} supported, {len(issues)} issue(s).")
         return _payload(checked, issues, corrections, confidence, reasoning)
 
-    def _check(self, question: str, sentence: str, body: str, vector: np.ndarray, index: EvidenceIndex) -> _Sentence:
+    def _judge(self, body: str, context: _Context, numbers_: Sequence[int]) -> Judgement:
+        """The judge's verdict on ``body`` against chunks ``numbers_`` (their titles and units)."""
+        key = (body, tuple(numbers_))
+        if key not in context.judged:
+            sentences: list[str] = []
+            for n in numbers_:
+                chunk = context.index.chunk(n)
+                title = chunk.evidence.metadata.title
+                sentences.extend(([title] if title and title.strip() else []) + list(chunk.sentences))
+            context.judged[key] = self.judge.judge(body, sentences)
+        return context.judged[key]
+
+    def _best(self, body: str, context: _Context, *, current_only: bool = False) -> tuple[Judgement, int | None]:
+        """The single chunk that best backs ``body`` (supported first, then by score, then newer and more authoritative).
+
+        ``current_only`` skips chunks whose document has a newer revision among the evidence.
+        """
+        index = context.index
+        options = [(self._judge(body, context, [c.number]), c.number) for c in index.chunks
+                   if not (current_only and newer_revision(index, c.number) is not None)]
+        if not options:
+            return Judgement(False, 0.0, ""), None
+        return max(options, key=lambda o: (o[0].supported, -len(o[0].of_kind("number")), o[0].score,
+                                           _preference(index, o[1])))
+
+    def _check(self, question: str, sentence: str, body: str, vector: np.ndarray, context: _Context) -> _Sentence:
         result = _Sentence(sentence)
         if not content_words(body) and not figures(body):
             return result  # "Yes." / "Sure!": nothing to verify
         result.checked = True
+        index = context.index
         n = len(index)
         cited = citations(sentence)
         valid = [c for c in cited if 1 <= c <= n]
-        best: Support | None = None
+        best: tuple[Judgement, int | None] | None = None
+        chunk: int | None = None
         if not self.require_citations and not cited:
-            support = index.support(body, vector=vector)
             valid = [c.number for c in index.chunks]  # judged against all the evidence
+            judged = self._judge(body, context, valid)
         else:
             for c in cited:
                 if not 1 <= c <= n:
-                    best = best or index.best_single(body, vector=vector, current_only=True)
+                    best = best or self._best(body, context, current_only=True)
                     result.issue("citation", f"Cites [{c}] but only {n} evidence chunk(s) were retrieved.")
-                    if best.supported:
-                        result.fix("citation", f"[{c}]", f"[{best.chunk}]")
+                    if best[0].supported:
+                        result.fix("citation", f"[{c}]", f"[{best[1]}]")
             if not valid:
                 if not cited and is_key_statement(body):
-                    best = best or index.best_single(body, vector=vector, current_only=True)
+                    best = best or self._best(body, context, current_only=True)
                     result.issue("citation", "This statement has no [n] citation.")
-                    if best.supported:
-                        result.fix("citation", sentence, with_citation(sentence, [best.chunk]))
-                support = best or index.best_single(body, vector=vector)
+                    if best[0].supported:
+                        result.fix("citation", sentence, with_citation(sentence, [best[1]]))
+                judged, chunk = best or self._best(body, context)
             else:
-                support = index.support(body, valid, vector=vector)
-        result.strength = _strength(support)
-        basis = valid or ([support.chunk] if support.chunk else [])
+                judged = self._judge(body, context, valid)
+        result.strength = self._strength(judged)
+        basis = valid or ([chunk] if chunk else [])
         result.basis = basis
-        if not support.supported:
-            self._unsupported(result, body, vector, index, [c for c in valid if c in cited], support)
-        self._absolutes(result, body, index, basis)
-        self._conflicts(result, body, vector, index, [c for c in basis if not _asked(question, index, c)])
+        if not judged.supported:
+            self._unsupported(result, body, context, [c for c in valid if c in cited], judged)
+        self._absolutes(result, body, index, basis, judged)
+        judged_figures = {f.original for f in judged.findings if f.original}
+        self._conflicts(result, body, vector, context, [c for c in basis if not _asked(question, index, c)],
+                        judged_figures)
         return result
 
-    def _unsupported(self, result: _Sentence, body: str, vector: np.ndarray, index: EvidenceIndex,
-                     cited: list[int], support: Support) -> None:
+    def _unsupported(self, result: _Sentence, body: str, context: _Context, cited: list[int],
+                     judged: Judgement) -> None:
         where = _cite_text(cited) or "the evidence"
-        if support.missing_numbers and support.score >= SUPPORT_THRESHOLD - 0.1:
-            wrong = [f for f in figures(body) if f.value in support.missing_numbers]
-            right = _replacement_figures(wrong, support.best_sentence)
-            shown = ", ".join(f.text for f in wrong)
-            result.issue("fact", f"{shown} does not appear in {where}, which says: \"{support.best_sentence}\"")
-            for old, new in right:
-                result.fix("fact", old, new)
+        missing = judged.of_kind("number")
+        if missing and judged.score >= self._threshold - NEAR_SUPPORT:
+            shown = ", ".join(f.original for f in missing)
+            result.issue("fact", f"{shown} does not appear in {where}, which says: \"{judged.best}\"")
+            for finding in missing:
+                if finding.replacement:
+                    result.fix("fact", finding.original, finding.replacement)
             return
-        if cited:
-            other = index.best_single(body, vector=vector, current_only=True)
-            if other.supported and other.chunk not in cited:
-                result.issue("citation", f"{where} does not support this statement; [{other.chunk}] does.")
+        opposite = judged.of_kind("negation")
+        if cited and not opposite:  # a cited chunk that states the opposite is a fact issue whatever else says
+            other, chunk = self._best(body, context, current_only=True)
+            if other.supported and chunk not in cited:
+                result.issue("citation", f"{where} does not support this statement; [{chunk}] does.")
                 if len(cited) == 1:
-                    result.fix("citation", f"[{cited[0]}]", f"[{other.chunk}]")
+                    result.fix("citation", f"[{cited[0]}]", f"[{chunk}]")
                 return
-        if support.missing_tokens:
-            names = ", ".join(_as_written(token, body) for token in sorted(support.missing_tokens))
-            result.issue("fact", f"{names} does not appear in {where}.")
+        precise = judged.of_kind("unit", "subject", "negation", "name")
+        for finding in precise:
+            result.issue("fact", f"{where}: {finding.detail}.")
+            if finding.replacement:
+                result.fix("fact", finding.original, finding.replacement)
+        if precise:
             return
-        result.issue("fact", f"Not supported by {where} (support {support.score:.2f}, "
-                             f"coverage {support.coverage:.2f}, similarity {support.similarity:.2f}).")
+        why = "; ".join(judged.reasons) or f"support {judged.score:.2f}"
+        result.issue("fact", f"Not supported by {where} ({why}).")
 
-    def _absolutes(self, result: _Sentence, body: str, index: EvidenceIndex, cited: list[int]) -> None:
+    def _absolutes(self, result: _Sentence, body: str, index: EvidenceIndex, cited: list[int],
+                   judged: Judgement) -> None:
+        """Absolute wording the cited evidence does not use: flagged; corrected only with the evidence's own words."""
         pool = set().union(*(index.chunk(c).raw_words for c in cited)) if cited else set()
+        where = _cite_text(cited) or "the evidence"
         for word in absolute_words(body):
-            if word.lower() not in pool:
-                result.issue("overconfidence", f"\"{word}\" is not backed by the evidence.")
+            if word.lower() in pool:
+                continue
+            result.issue("overconfidence", f"\"{word}\" is not backed by {where}, which has no such absolute wording; "
+                                           "check the statement against the document.")
+            quoted = _quoted_wording(body, word, judged.best)
+            if quoted is not None:
+                result.fix("overconfidence", *quoted)
 
-    def _conflicts(self, result: _Sentence, body: str, vector: np.ndarray, index: EvidenceIndex,
-                   cited: list[int]) -> None:
+    def _conflicts(self, result: _Sentence, body: str, vector: np.ndarray, context: _Context,
+                   cited: list[int], judged_figures: set[str]) -> None:
+        """Figures a newer or more authoritative chunk gives differently; citations to a superseded revision.
+
+        Figures the judge already found missing, in another unit or said of another subject are skipped.
+        """
+        index = context.index
         reported = False
-        found = figures(body)
+        stated = figures(body)
         for c in cited:
-            for figure in found:
-                if figure.value not in index.chunk(c).numbers or sum(f.unit == figure.unit for f in found) > 1:
+            for figure in stated:
+                if (figure.text in judged_figures or figure.value not in index.chunk(c).numbers
+                        or sum(f.unit == figure.unit for f in stated) > 1):
                     continue
                 conflict = find_conflict(index, figure, c, vector)
                 if conflict is None:
@@ -218,8 +295,44 @@ class OfflineReviewer:
                 title = index.chunk(c).evidence.metadata
                 result.issue("citation", f"[{c}] is a superseded revision ({title.revision or title.update_date}) "
                                          f"of {title.title!r}; [{newer}] is newer.")
-                if index.support(body, [newer], vector=vector).supported and c in citations(result.text):
+                if self._judge(body, context, [newer]).supported and c in citations(result.text):
                     result.fix("citation", f"[{c}]", f"[{newer}]")
+
+    def _strength(self, judged: Judgement) -> float:
+        threshold = self._threshold
+        return float(min(1.0, max(0.0, (judged.score - threshold) / (1 - threshold))))
+
+
+def _quoted_wording(body: str, word: str, evidence: str) -> tuple[str, str] | None:
+    """(answer words, evidence words) when the evidence says the same thing with other wording in place of
+    the absolute ``word`` ("All residents support" / "Most residents support"); None otherwise.
+
+    The pair runs from ``word`` to the next word both texts share, so the original is not a bare
+    "all" that also occurs inside other words.
+    """
+    mine = list(_TOKEN.finditer(body))
+    theirs = list(_TOKEN.finditer(evidence))
+    a = [m.group(0).lower().strip(".") for m in mine]
+    b = [m.group(0).lower().strip(".") for m in theirs]
+    at = next((i for i, t in enumerate(a) if t == word.lower()), None)
+    if at is None or not b:
+        return None
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for position, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if not i1 <= at < i2:
+            continue
+        following = ops[position + 1] if position + 1 < len(ops) else None
+        if tag != "replace" or i2 - i1 > 2 or not 1 <= j2 - j1 <= 3 or following is None or following[0] != "equal":
+            return None
+        if any(t in ABSOLUTE_WORDS for t in b[j1:j2]):
+            return None
+        end_mine, end_theirs = mine[i2].end(), theirs[j2].end()
+        original = body[mine[i1].start(): end_mine]
+        quoted = evidence[theirs[j1].start(): end_theirs]
+        if original[:1].isupper() != quoted[:1].isupper():
+            quoted = (quoted[:1].upper() if original[:1].isupper() else quoted[:1].lower()) + quoted[1:]
+        return original, quoted
+    return None
 
 
 def _asked(question: str, index: EvidenceIndex, number: int) -> bool:
@@ -253,19 +366,6 @@ def _relevance(question: str, checked: list[_Sentence], index: EvidenceIndex) ->
     return []
 
 
-def _replacement_figures(wrong: list, sentence: str) -> list[tuple[str, str]]:
-    """Pairs (wrong figure text, figure in ``sentence`` with the same unit)."""
-    pairs = []
-    candidates = figures(sentence)
-    for figure in wrong:
-        same = [c for c in candidates if c.unit == figure.unit and c.value != figure.value]
-        if figure.unit and len(same) >= 1:
-            pairs.append((figure.text, same[0].text))
-        elif not figure.unit and len(candidates) == 1 and not candidates[0].unit:
-            pairs.append((figure.text, candidates[0].text))
-    return pairs
-
-
 def _corrections(found: list[_Sentence], answer: str) -> list[dict[str, str]]:
     """Per-fix corrections when each original is unique in the answer, else one per sentence."""
     out: list[dict[str, str]] = []
@@ -285,16 +385,6 @@ def _corrections(found: list[_Sentence], answer: str) -> list[dict[str, str]]:
                 out.append({"type": item.fixes[0][0], "original": item.text, "corrected": fixed})
                 seen.add(item.text)
     return out
-
-
-def _as_written(token: str, text: str) -> str:
-    """``token`` with the capitalisation it has in ``text``."""
-    at = text.lower().find(token)
-    return text[at: at + len(token)] if at >= 0 else token
-
-
-def _strength(support: Support) -> float:
-    return float(min(1.0, max(0.0, (support.score - SUPPORT_THRESHOLD) / (1 - SUPPORT_THRESHOLD))))
 
 
 def _confidence(checked: list[_Sentence], issues: list[dict[str, str]]) -> float:

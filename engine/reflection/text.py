@@ -288,6 +288,52 @@ def named_tokens(text: str, *, capitalised: bool = True) -> set[str]:
     return tokens
 
 
+_NAME_TOKEN = re.compile(r"[A-Z][\w'’]*(?:-[\w'’]+)*")
+
+
+def name_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, lower-case name) of the codes and capitalised names in ``text`` (citations stripped).
+
+    Consecutive capitalised words make one name ("Roads Department", "Beth Okafor"); leading and
+    trailing stop words ("The"), month names and one-word names that open a sentence are dropped,
+    and so are units written after a number ("300 N.m", "50 MB").
+    """
+    clean = strip_citations(text)
+    units = [(at, at + len(f.text)) for at, f in located_figures(clean)]
+    found: list[tuple[int, int, str]] = []
+    for match in _CODE.finditer(clean):
+        if not any(s <= match.start() < e for s, e in units):
+            found.append((match.start(), match.end(), match.group(0).lower()))
+    run: list[re.Match[str]] = []
+    for match in [*_NAME_TOKEN.finditer(clean), None]:
+        if match is not None and run and clean[run[-1].end(): match.start()] == " " and not _digit(match.group(0)):
+            run.append(match)
+            continue
+        if run:
+            found.extend(_name_run(clean, run, units))
+        run = [match] if match is not None and not _digit(match.group(0)) else []
+    return sorted(found)
+
+
+def _digit(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
+
+
+def _name_run(clean: str, run: list[re.Match[str]], units: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    kept = [m for m in run if not any(s <= m.start() < e for s, e in units)]
+    while kept and (kept[0].group(0).lower() in STOPWORDS or kept[0].group(0).lower() in MONTHS):
+        kept.pop(0)
+    while kept and (kept[-1].group(0).lower() in STOPWORDS or kept[-1].group(0).lower() in MONTHS):
+        kept.pop()
+    if not kept or (len(kept) == 1 and len(kept[0].group(0)) < 2):
+        return []
+    before = clean[: kept[0].start()].rstrip()
+    if len(kept) == 1 and (not before or before[-1] in ".!?:;\"“("):
+        return []  # one capitalised word opening a sentence: not evidently a name
+    start, end = kept[0].start(), kept[-1].end()
+    return [(start, end, " ".join(clean[start:end].lower().split()))]
+
+
 def absolute_words(text: str) -> list[str]:
     """Absolute wording ("always", "never", "guaranteed", ...) found in ``text``."""
     body = _IDIOMS.sub(lambda m: "_" * len(m.group(0)), strip_citations(text))

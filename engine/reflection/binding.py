@@ -1,0 +1,97 @@
+"""Which subject each figure of a sentence is said of: "The B737 limit is 300 N.m, the A320 limit is 270 N.m"
+binds 300 N.m to the B737 and 270 N.m to the A320.
+
+A sentence is cut into segments at ";", "," and dashes; a segment without a figure joins the next
+one ("For the A320, the limit is 300 N.m"). Within a segment a figure is said of the names
+(codes and capitalised names, see ``text.name_spans``) between it and the figure before it, and
+of a name introduced right after it by a preposition ("270 N.m for the A320"). A figure with no
+name in its segment takes the nearest name in the sentence; one in a sentence without names is
+bound to nothing, and then any subject may hold it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.reflection.focus import names
+from engine.reflection.text import Figure, located_figures, name_spans, strip_citations
+
+_CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
+_ATTACHED = re.compile(r"\s*(?:for|of|on|in|at|by|from|with|per)\s+(?:the\s+|a\s+|an\s+)?")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A figure, where it starts in the sentence, and the names it is said of (lower case)."""
+
+    figure: Figure
+    start: int
+    subjects: frozenset[str]
+
+
+def bind(sentence: str) -> list[Bound]:
+    """Each figure of ``sentence`` with the subjects it is said of."""
+    clean = strip_citations(sentence)
+    figures = located_figures(clean)
+    if not figures:
+        return []
+    spans = name_spans(clean)
+    out: list[Bound] = []
+    for start, end in _segments(clean, [at for at, _ in figures]):
+        inside = [(at, f) for at, f in figures if start <= at < end]
+        local = [n for n in spans if start <= n[0] and n[1] <= end]
+        boundary = start
+        for position, (at, figure) in enumerate(inside):
+            stop = at + len(figure.text)
+            following = inside[position + 1][0] if position + 1 < len(inside) else end
+            chosen = {n[2] for n in local if boundary <= n[0] and n[1] <= at}
+            attached = _ATTACHED.match(clean, stop)
+            claimed = stop
+            if attached is not None:
+                after = next((n for n in local if n[0] == attached.end()), None)
+                if after is not None:
+                    chosen.add(after[2])
+                    claimed = after[1]
+            if not chosen:
+                chosen = {n[2] for n in local if stop <= n[0] and n[1] <= following}
+            if not chosen and spans:
+                chosen = {min(spans, key=lambda n: min(abs(n[0] - stop), abs(at - n[1])))[2]}
+            out.append(Bound(figure, at, frozenset(chosen)))
+            boundary = claimed
+    return out
+
+
+def _segments(text: str, figure_starts: list[int]) -> list[tuple[int, int]]:
+    """Segment bounds; a segment holding no figure is merged into the next (or, last, the previous)."""
+    cuts = [0] + [m.end() for m in _CUT.finditer(text)] + [len(text)]
+    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    merged: list[tuple[int, int]] = []
+    pending: int | None = None
+    for a, b in pieces:
+        a = pending if pending is not None else a
+        if any(a <= at < b for at in figure_starts):
+            merged.append((a, b))
+            pending = None
+        else:
+            pending = a
+    if pending is not None:
+        if merged:
+            merged[-1] = (merged[-1][0], len(text))
+        else:
+            merged.append((pending, len(text)))
+    return merged
+
+
+def subjects_agree(mine: frozenset[str] | set[str], theirs: frozenset[str] | set[str]) -> bool:
+    """True unless both sides name subjects and none of one is, contains or is a variant of one of the other."""
+    if not mine or not theirs:
+        return True
+    return any(_same(a, b) for a in mine for b in theirs)
+
+
+def _same(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    wa, wb = set(a.split()), set(b.split())
+    return wa <= wb or wb <= wa or names(a, b) or names(b, a)
