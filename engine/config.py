@@ -45,6 +45,12 @@ class Settings(BaseSettings):
         default=None,
         description="Encoding tried when a text file is not valid UTF-8 (e.g. cp1252); unset rejects such files.",
     )
+    generator_model: str | None = Field(
+        default=None, description="Claude model that drafts answers; unset: the newest Sonnet model the API lists."
+    )
+    reviewer_model: str | None = Field(
+        default=None, description="Claude model that reviews answers; unset: the newest Haiku model the API lists."
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod

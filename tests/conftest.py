@@ -4,14 +4,21 @@ Two guards hold for the whole session: no Anthropic credentials in the environme
 no network connection beyond loopback (NetworkAccessBlocked instead). A test that needs a
 model uses the scripted provider, or an Anthropic client on ``httpx2.MockTransport``
 (see tests/llm/conftest.py).
+
+The one way out is explicit and narrow: in a run that selects the ``live`` marker
+(``ANTHROPIC_API_KEY=... pytest -m live``), a test marked ``live`` that asks for the
+``live_anthropic`` fixture gets the key back and may reach the Anthropic API host, for
+that test only. The default ``-m "not live"`` (pyproject.toml) never selects such tests.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -60,30 +67,47 @@ class NetworkAccessBlocked(RuntimeError, ConnectionError):
     """
 
 
-def _refuse(address: Any) -> None:
-    if not is_local_address(address):
-        raise NetworkAccessBlocked(
-            f"network access in tests: connection to {address!r} blocked. Use a loopback server, "
-            "an httpx2.MockTransport client or the scripted provider."
-        )
+# the unguarded functions, kept so that a narrower guard can replace the session's for one test
+_REAL_CONNECT, _REAL_CONNECT_EX = socket.socket.connect, socket.socket.connect_ex
+_REAL_CREATE_CONNECTION = socket.create_connection
 
 
-def block_network(mp: pytest.MonkeyPatch) -> None:
-    """Make any non-loopback connection raise NetworkAccessBlocked; loopback and unix sockets still work."""
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-    real_create_connection = socket.create_connection
+def _refuse(address: Any, allowed: frozenset[str] = frozenset()) -> None:
+    if is_local_address(address) or address[0].strip("[]").split("%")[0].lower() in allowed:
+        return
+    raise NetworkAccessBlocked(
+        f"network access in tests: connection to {address!r} blocked. Use a loopback server, "
+        "an httpx2.MockTransport client or the scripted provider."
+    )
+
+
+def _names_and_addresses(hosts: Iterable[str]) -> frozenset[str]:
+    """Each host name with the IP addresses it resolves to now (socket.connect sees only addresses)."""
+    found: set[str] = set()
+    for host in hosts:
+        found.add(host.lower())
+        try:
+            found.update(str(info[4][0]).split("%")[0].lower() for info in socket.getaddrinfo(host, None))
+        except OSError:
+            pass
+    return frozenset(found)
+
+
+def block_network(mp: pytest.MonkeyPatch, allow: Iterable[str] = ()) -> None:
+    """Make any connection raise NetworkAccessBlocked, except to loopback, unix sockets and the ``allow`` hosts."""
+    allowed = _names_and_addresses(allow)
 
     def connect(self: socket.socket, address: Any) -> None:
-        _refuse(address)
-        return real_connect(self, address)
+        _refuse(address, allowed)
+        return _REAL_CONNECT(self, address)
 
     def connect_ex(self: socket.socket, address: Any) -> int:
-        _refuse(address)
-        return real_connect_ex(self, address)
+        _refuse(address, allowed)
+        return _REAL_CONNECT_EX(self, address)
 
     def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
-        _refuse(address)
-        return real_create_connection(address, *args, **kwargs)
+        _refuse(address, allowed)
+        return _REAL_CREATE_CONNECTION(address, *args, **kwargs)
 
     mp.setattr(socket.socket, "connect", connect)
     mp.setattr(socket.socket, "connect_ex", connect_ex)
@@ -95,8 +119,35 @@ def block_network(mp: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _offline_session() -> Iterator[None]:
+def _offline_session(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Guards for the whole session; yields the Anthropic key only in a run that selects ``live`` tests."""
+    live_key = os.environ.get("ANTHROPIC_API_KEY", "").strip() if live_requested(request.config) else ""
     with pytest.MonkeyPatch.context() as mp:
         remove_api_keys(mp)
         block_network(mp)
-        yield
+        yield live_key
+
+
+# --- the live opt-out -----------------------------------------------------------------
+
+LIVE_HOSTS = ("api.anthropic.com",)
+
+
+def live_requested(config: pytest.Config) -> bool:
+    """True when the marker expression selects ``live`` tests on purpose, e.g. ``-m live``."""
+    expression = config.getoption("markexpr", "") or ""
+    return "live" in expression.replace("not live", "")
+
+
+@pytest.fixture
+def live_anthropic(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, _offline_session: str
+) -> None:
+    """For a test marked ``live`` in a ``-m live`` run with a key: the key back, the Anthropic API reachable."""
+    if request.node.get_closest_marker("live") is None:
+        pytest.fail("live_anthropic is only for tests marked @pytest.mark.live")
+    if not _offline_session:
+        pytest.skip("live test: set ANTHROPIC_API_KEY and run with -m live")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", _offline_session)
+    base_host = urlsplit(os.environ.get("ANTHROPIC_BASE_URL", "")).hostname
+    block_network(monkeypatch, allow=(*LIVE_HOSTS, *([base_host] if base_host else [])))

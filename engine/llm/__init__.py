@@ -19,6 +19,7 @@ from engine.llm.errors import (
     ProviderTimeoutError,
     RateLimitedError,
     StructuredOutputError,
+    UnknownModelError,
 )
 from engine.llm.registry import default_provider_id, get_provider, known_provider_ids, register_provider
 from engine.llm.scripted import ScriptedProvider
@@ -42,6 +43,7 @@ __all__ = [
     "TextBlock",
     "ToolSpec",
     "ToolUseBlock",
+    "UnknownModelError",
     "Usage",
     "default_provider_id",
     "get_provider",

@@ -3,6 +3,7 @@
 Retries (429, 529, 5xx, timeouts, dropped connections) and timeouts are the SDK's own;
 this module only shapes requests, converts replies to :mod:`engine.llm.base` types and
 turns SDK errors into :class:`~engine.errors.ProviderError` subclasses that say what to do.
+Which model to use when none is named is :mod:`engine.llm.models`' business.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from engine.llm.errors import (
     ProviderServerError,
     ProviderTimeoutError,
     RateLimitedError,
+    UnknownModelError,
 )
+from engine.llm.models import FALLBACK_MODELS, MODELS, ModelResolver, Role, unknown_model_message
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 _OFFLINE_HINT = "or choose the offline provider"
 
@@ -37,32 +39,39 @@ class AnthropicProvider:
 
     The key comes from ``api_key`` or, when that is not given, from ``ANTHROPIC_API_KEY``
     at construction; it is handed to the SDK client and kept nowhere else. An injected
-    ``client`` is used as it is, with its own key, timeout and retry settings.
+    ``client`` is used as it is, with its own key, timeout and retry settings. Without a
+    ``model`` the newest Sonnet model the API lists is used (see :mod:`engine.llm.models`);
+    ``models`` replaces the process-wide resolver.
     """
 
     def __init__(
         self,
-        model: str = DEFAULT_MODEL,
+        model: str | None = None,
         *,
         api_key: str | None = None,
         timeout: float = 60,
         max_retries: int = 3,
         client: anthropic.Anthropic | None = None,
+        models: ModelResolver | None = None,
     ) -> None:
-        if not isinstance(model, str) or not model.strip():
-            raise ConfigError(f"Anthropic model id must be a non-empty string, got {model!r}; e.g. {DEFAULT_MODEL!r}.")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise ConfigError(
+                f"Anthropic model id must be a non-empty string, got {model!r}; "
+                f"e.g. {FALLBACK_MODELS['generator']!r}, or leave it out to use the newest Sonnet model."
+            )
         if timeout <= 0:
             raise ConfigError(f"Anthropic timeout must be greater than 0 seconds, got {timeout}.")
         if max_retries < 0:
             raise ConfigError(f"Anthropic max_retries must be 0 or more, got {max_retries}.")
-        self.model = model.strip()
-        self.name = f"anthropic:{self.model}"
         if client is None:
             key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
             if not key or not key.strip():
                 raise MissingKeyError(f"{API_KEY_ENV} is not set: set it, {_OFFLINE_HINT}")
             client = anthropic.Anthropic(api_key=key.strip(), timeout=timeout, max_retries=max_retries)
         self._client = client
+        self._models = models if models is not None else MODELS
+        self.model = model.strip() if model is not None else self.resolve_model("generator")
+        self.name = f"anthropic:{self.model}"
 
     @property
     def timeout(self) -> float | None:
@@ -75,6 +84,17 @@ class AnthropicProvider:
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, timeout={self.timeout}, max_retries={self.max_retries})"
+
+    def resolve_model(self, role: Role, configured: str | None = None) -> str:
+        """The model for ``role``: ``configured`` once the API confirms it, else the newest of the role's line.
+
+        Raises UnknownModelError, naming the available ids, for a configured id the API does not offer.
+        """
+        return self._models.resolve(self._client, role, configured)
+
+    def available_models(self) -> tuple[str, ...]:
+        """Ids the Models API lists for this key, newest first; empty when it cannot be asked."""
+        return self._models.catalog(self._client).ids
 
     def chat(
         self,
@@ -103,7 +123,10 @@ class AnthropicProvider:
         try:
             reply = self._client.messages.create(**params)
         except anthropic.APIError as exc:
-            raise map_api_error(exc, model=used_model, retries=self.max_retries, timeout=self.timeout) from exc
+            available = self.available_models() if isinstance(exc, anthropic.NotFoundError) else ()
+            raise map_api_error(
+                exc, model=used_model, retries=self.max_retries, timeout=self.timeout, available=available
+            ) from exc
         except ValueError as exc:  # the SDK refuses some requests before sending, e.g. huge non-streaming max_tokens
             raise ProviderRequestError(
                 f"The Anthropic SDK refused the request before sending it ({exc}). "
@@ -161,8 +184,18 @@ def to_chat_response(reply: Any) -> ChatResponse:
     )
 
 
-def map_api_error(exc: anthropic.APIError, *, model: str, retries: int, timeout: float | None) -> ProviderError:
-    """The ProviderError a user can act on, for an SDK error raised after the SDK's own retries."""
+def map_api_error(
+    exc: anthropic.APIError,
+    *,
+    model: str,
+    retries: int,
+    timeout: float | None,
+    available: Sequence[str] = (),
+) -> ProviderError:
+    """The ProviderError a user can act on, for an SDK error raised after the SDK's own retries.
+
+    ``available`` (the ids the Models API lists) is named when the model is not found.
+    """
     if isinstance(exc, anthropic.APITimeoutError):
         wait = f"within {timeout:g}s" if timeout else "in time"
         return ProviderTimeoutError(
@@ -208,10 +241,13 @@ def map_api_error(exc: anthropic.APIError, *, model: str, retries: int, timeout:
             f"The Anthropic API is overloaded, still after {retries} retries ({what}). Retry later, {_OFFLINE_HINT}.",
         )
     if isinstance(exc, anthropic.NotFoundError):
-        return make(
-            ProviderRequestError,
-            f"The Anthropic API does not know model {model!r} ({what}). "
-            f"Check the model id, e.g. 'anthropic:{DEFAULT_MODEL}'.",
+        ids = tuple(available)
+        return UnknownModelError(
+            f"{unknown_model_message(model, ids)} ({what}){ref}",
+            model=model,
+            available=ids,
+            status_code=status,
+            request_id=request_id,
         )
     if isinstance(exc, anthropic.ContentTooLargeError):
         return make(

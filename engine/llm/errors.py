@@ -53,5 +53,22 @@ class ProviderRequestError(ProviderCallError):
     """The API rejected the request itself (bad parameters, unknown model, too large)."""
 
 
+class UnknownModelError(ProviderRequestError):
+    """A model id the API does not offer to this key; ``available`` holds the ids it does offer, when known."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str,
+        available: tuple[str, ...] = (),
+        status_code: int | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, request_id=request_id)
+        self.model = model
+        self.available = available
+
+
 class StructuredOutputError(ProviderError):
     """The model did not return the forced tool call, or its input does not match the schema."""

@@ -7,6 +7,7 @@ from typing import Sequence
 from engine.config import Settings
 from engine.errors import ConfigError
 from engine.llm.base import Provider
+from engine.llm.models import Role
 from engine.llm.registry import default_provider_id, get_provider, parse_provider_id
 from engine.reflection.llm import LLMGenerator, LLMReviewer
 from engine.reflection.loop import ReflectionLoop
@@ -15,8 +16,6 @@ from engine.reflection.offline_review import OfflineReviewer
 from engine.reflection.support import Embedder, VectorCache
 from engine.results import Evidence, Intent, Review
 
-DEFAULT_GENERATOR_MODEL = "claude-sonnet-5-5"
-DEFAULT_REVIEWER_MODEL = "claude-haiku-5-5"
 MODES = ("dual", "single")
 
 
@@ -59,8 +58,10 @@ def build_reflection(
     """A ReflectionLoop for ``provider_id`` ("offline", "anthropic[:model]", ...) in ``mode`` "dual" or "single".
 
     ``provider=`` (e.g. a ScriptedProvider) is used as it is for LLM parts; in dual mode
-    ``reviewer_provider=`` gives the reviewer its own provider. In dual mode the generator and
-    reviewer default to different models; in single mode one provider and model do both.
+    ``reviewer_provider=`` gives the reviewer its own provider. A model is taken from the
+    arguments, then the id ("anthropic:MODEL", generator only), then ``settings``; a provider
+    that resolves models (Anthropic) checks a named one and otherwise picks its newest
+    Sonnet to draft and Haiku to review. In single mode one provider and model do both.
     """
     if mode not in MODES:
         raise ConfigError(f"Reflection mode must be 'dual' or 'single', got {mode!r}.")
@@ -75,12 +76,14 @@ def build_reflection(
         if reviewer_provider is not None and reviewer_provider is not provider:
             raise ConfigError(
                 "Single-agent mode uses one provider for both roles; drop reviewer_provider or use mode 'dual'.")
-        model = generator_model or reviewer_model or id_model or _default(provider, DEFAULT_GENERATOR_MODEL)
+        named = generator_model or reviewer_model or id_model or _setting(settings, "generator_model")
+        model = _model(provider, "generator", named)
         return ReflectionLoop(LLMGenerator(provider, model), LLMReviewer(provider, model),
                               max_rounds, threshold, mode="single")
-    generator = LLMGenerator(provider, generator_model or id_model or _default(provider, DEFAULT_GENERATOR_MODEL))
+    named = generator_model or id_model or _setting(settings, "generator_model")
+    generator = LLMGenerator(provider, _model(provider, "generator", named))
     judge = reviewer_provider or provider
-    reviewer = LLMReviewer(judge, reviewer_model or _default(judge, DEFAULT_REVIEWER_MODEL))
+    reviewer = LLMReviewer(judge, _model(judge, "reviewer", reviewer_model or _setting(settings, "reviewer_model")))
     return ReflectionLoop(generator, reviewer, max_rounds, threshold, mode="dual")
 
 
@@ -94,9 +97,14 @@ def _offline(mode: str, settings: Settings | None, embedder: Embedder | None, ma
                           OfflineReviewer(embedder, model_name=model_name), max_rounds, threshold, mode="dual")
 
 
-def _default(provider: Provider, model: str) -> str | None:
-    """Anthropic model defaults apply to the Anthropic provider only; others use their own default."""
-    return model if str(getattr(provider, "name", "")).startswith("anthropic") else None
+def _model(provider: Provider, role: Role, named: str | None) -> str | None:
+    """The model ``provider`` resolves for ``role`` (checking ``named``); other providers just get ``named``."""
+    resolve = getattr(provider, "resolve_model", None)
+    return resolve(role, named) if callable(resolve) else named
+
+
+def _setting(settings: Settings | None, field: str) -> str | None:
+    return getattr(settings, field, None) if settings is not None else None
 
 
 def eval_reviewer(provider_id: str | None = "offline", *, settings: Settings | None = None,
@@ -109,4 +117,5 @@ def eval_reviewer(provider_id: str | None = "offline", *, settings: Settings | N
             return OfflineReviewer(model_name=name, require_citations=False)
         provider = get_provider(prefix)
         model = model or id_model
-    return LLMReviewer(provider, model or _default(provider, DEFAULT_REVIEWER_MODEL), require_citations=False)
+    named = model or _setting(settings, "reviewer_model")
+    return LLMReviewer(provider, _model(provider, "reviewer", named), require_citations=False)

@@ -1,6 +1,8 @@
 """Replay recorded Messages API responses through a real Anthropic client on httpx2.MockTransport.
 
 The SDK (2.x) builds on ``httpx2``, not ``httpx``: its ``http_client`` must be an ``httpx2.Client``.
+``replay`` serves one list of responses whatever the path; ``routed`` serves one list per path
+(``/v1/models``, ``/v1/messages``, ...), for tests that list models and then call one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import anthropic
 import httpx2
 import pytest
 
+from engine.llm import models
 from engine.llm.anthropic_provider import AnthropicProvider
+from engine.llm.models import ModelResolver
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -27,10 +31,7 @@ class RecordedAPI:
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(request)
-        recorded = self.responses[min(len(self.requests), len(self.responses)) - 1]
-        if "raise" in recorded:
-            raise getattr(httpx2, recorded["raise"])(recorded.get("message", "recorded failure"), request=request)
-        return httpx2.Response(recorded["status"], headers=recorded.get("headers", {}), json=recorded["body"])
+        return serve(self.responses[min(len(self.requests), len(self.responses)) - 1], request)
 
     @property
     def calls(self) -> int:
@@ -42,8 +43,65 @@ class RecordedAPI:
         return [json.loads(request.content) for request in self.requests]
 
 
+class RoutedAPI:
+    """A MockTransport handler with one response list per URL path (the last one of each repeats)."""
+
+    def __init__(self, routes: dict[str, list[dict[str, Any]]]) -> None:
+        self.routes = routes
+        self.requests: list[httpx2.Request] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        responses = self.routes.get(request.url.path)
+        if responses is None:
+            error = {"type": "not_found_error", "message": f"no route for {request.url.path}"}
+            return httpx2.Response(404, json={"type": "error", "error": error})
+        served = sum(1 for r in self.requests if r.url.path == request.url.path)
+        return serve(responses[min(served, len(responses)) - 1], request)
+
+    def calls(self, path: str) -> int:
+        return sum(1 for r in self.requests if r.url.path == path)
+
+
+def serve(recorded: dict[str, Any], request: httpx2.Request) -> httpx2.Response:
+    """One recorded response, or the transport error it names (``{"raise": "ConnectError"}``)."""
+    if "raise" in recorded:
+        raise getattr(httpx2, recorded["raise"])(recorded.get("message", "recorded failure"), request=request)
+    return httpx2.Response(recorded["status"], headers=recorded.get("headers", {}), json=recorded["body"])
+
+
 def load_recording(name: str) -> list[dict[str, Any]]:
     return json.loads((RECORDINGS / f"{name}.json").read_text(encoding="utf-8"))["responses"]
+
+
+def mock_client(handler: Callable[[httpx2.Request], httpx2.Response], **options: Any) -> anthropic.Anthropic:
+    """A real SDK client whose requests go to ``handler``."""
+    options.setdefault("max_retries", 0)
+    return anthropic.Anthropic(api_key="test-key", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+                               **options)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_model_cache() -> Iterator[None]:
+    """Each test starts and ends with an empty process-wide model list."""
+    models.MODELS.clear()
+    yield
+    models.MODELS.clear()
+
+
+@pytest.fixture
+def routed() -> Iterator[Callable[..., tuple[anthropic.Anthropic, RoutedAPI]]]:
+    """``routed({"/v1/models": "models_list", "/v1/messages": [...]})`` -> (client, api); names load recordings."""
+    clients: list[anthropic.Anthropic] = []
+
+    def make(routes: dict[str, str | list[dict[str, Any]]], **options: Any) -> tuple[anthropic.Anthropic, RoutedAPI]:
+        api = RoutedAPI({path: load_recording(r) if isinstance(r, str) else r for path, r in routes.items()})
+        clients.append(mock_client(api, **options))
+        return clients[-1], api
+
+    yield make
+    for client in clients:
+        client.close()
 
 
 @pytest.fixture
@@ -55,7 +113,7 @@ def replay() -> Iterator[Callable[..., tuple[AnthropicProvider, RecordedAPI]]]:
         recording: str | list[dict[str, Any]],
         *,
         max_retries: int = 2,
-        model: str = "claude-sonnet-5-5",
+        model: str = "claude-sonnet-4-5",
         timeout: Any = 60.0,
     ) -> tuple[AnthropicProvider, RecordedAPI]:
         api = RecordedAPI(load_recording(recording) if isinstance(recording, str) else recording)
@@ -66,7 +124,7 @@ def replay() -> Iterator[Callable[..., tuple[AnthropicProvider, RecordedAPI]]]:
             timeout=timeout,
         )
         clients.append(client)
-        return AnthropicProvider(model, client=client), api
+        return AnthropicProvider(model, client=client, models=ModelResolver()), api
 
     yield make
     for client in clients:

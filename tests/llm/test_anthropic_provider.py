@@ -43,11 +43,11 @@ def test_text_reply_maps_blocks_stop_reason_usage_and_model(replay):
         ),
         stop_reason="end_turn",
         usage=Usage(input_tokens=1184, output_tokens=31),
-        model="claude-sonnet-5-5",
+        model="claude-sonnet-4-5-20250929",
     )
     assert api.calls == 1
     assert api.bodies[0] == {
-        "model": "claude-sonnet-5-5",
+        "model": "claude-sonnet-4-5",
         "max_tokens": 512,
         "messages": QUESTION,
         "system": "Answer with [n] citations.",
@@ -97,12 +97,12 @@ def test_conversation_with_tool_results_is_sent_as_plain_blocks(replay):
 
 
 def test_model_can_be_chosen_per_call(replay):
-    provider, api = replay("text_end_turn", model="claude-haiku-5-5")
+    provider, api = replay("text_end_turn", model="claude-haiku-4-5")
 
-    provider.chat(QUESTION, model="claude-opus-5-5")
+    provider.chat(QUESTION, model="claude-opus-4-1")
 
-    assert provider.name == "anthropic:claude-haiku-5-5"
-    assert api.bodies[0]["model"] == "claude-opus-5-5"
+    assert provider.name == "anthropic:claude-haiku-4-5"
+    assert api.bodies[0]["model"] == "claude-opus-4-1"
 
 
 def test_strict_tool_is_sent_with_a_closed_schema(replay):
@@ -194,10 +194,11 @@ def test_sdk_refusal_before_sending_says_what_to_do(replay):
 
 
 def test_unknown_model_names_the_model(replay):
-    provider, _ = replay("not_found_404", model="claude-sonnet-9")
+    provider, api = replay("not_found_404", model="claude-sonnet-9")  # the model list 404s too: no ids known
 
-    with pytest.raises(ProviderRequestError, match="'claude-sonnet-9'.*Check the model id"):
+    with pytest.raises(ProviderRequestError, match="'claude-sonnet-9' is not available.*models overview"):
         provider.chat(QUESTION)
+    assert [r.url.path for r in api.requests] == ["/v1/messages", "/v1/models"]
 
 
 def test_timeout_maps_to_provider_timeout(replay):
@@ -231,12 +232,12 @@ def test_blank_key_counts_as_missing(monkeypatch):
 def test_key_from_the_environment_never_shows_in_repr(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-secret-value")
 
-    provider = AnthropicProvider("claude-opus-5-5", timeout=30, max_retries=1)
+    provider = AnthropicProvider("claude-opus-4-1", timeout=30, max_retries=1)
 
     assert isinstance(provider, Provider)
-    assert provider.name == "anthropic:claude-opus-5-5"
+    assert provider.name == "anthropic:claude-opus-4-1"
     assert "secret" not in repr(provider) and "secret" not in str(provider)
-    assert repr(provider) == "AnthropicProvider(model='claude-opus-5-5', timeout=30, max_retries=1)"
+    assert repr(provider) == "AnthropicProvider(model='claude-opus-4-1', timeout=30, max_retries=1)"
     assert not any("secret" in repr(value) for value in vars(provider).values() if isinstance(value, str))
 
 

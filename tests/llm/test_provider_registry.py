@@ -30,12 +30,13 @@ def anthropic_client(replay):
 
 
 def test_anthropic_with_a_model(anthropic_client):
-    provider = get_provider("anthropic:claude-opus-5-5", client=anthropic_client)
-    assert provider.name == "anthropic:claude-opus-5-5"
+    provider = get_provider("anthropic:claude-opus-4-1", client=anthropic_client)
+    assert provider.name == "anthropic:claude-opus-4-1"
 
 
-def test_anthropic_alone_uses_the_default_model(anthropic_client):
-    assert get_provider(" Anthropic ", client=anthropic_client).name == "anthropic:claude-sonnet-5-5"
+def test_anthropic_alone_uses_the_newest_sonnet_model(routed):
+    client, _ = routed({"/v1/models": "models_list"})
+    assert get_provider(" Anthropic ", client=client).name == "anthropic:claude-sonnet-4-5-20250929"
 
 
 def test_anthropic_without_a_key_says_what_to_do():

@@ -157,6 +157,16 @@ def test_dual_mode_uses_two_models_and_single_mode_one():
     assert single.generator.provider is single.reviewer.provider
 
 
+def test_provider_label_names_the_models_the_parts_call():
+    provider = ScriptedProvider()
+    dual = build_reflection("scripted", provider=provider, generator_model="big", reviewer_model="small")
+    single = build_reflection("scripted", "single", provider=provider, generator_model="one")
+    assert dual.provider_label("scripted") == "scripted:big / scripted:small"
+    assert single.provider_label("scripted") == "scripted:one"
+    assert build_reflection("scripted", provider=provider).provider_label("scripted") == "scripted"
+    assert build_reflection("offline").provider_label("offline") == "offline"
+
+
 def test_dual_mode_accepts_a_separate_reviewer_provider():
     gen, rev = ScriptedProvider(["Torque the axle nut to 150 lbf.ft [1]."]), ScriptedProvider([review()])
     build_reflection("scripted", provider=gen, reviewer_provider=rev).run(QUESTION, EVIDENCE, INTENT)
@@ -173,7 +183,7 @@ def test_factory_builds_offline_parts_and_rejects_bad_modes():
     with pytest.raises(ConfigError, match="dual"):
         build_reflection("offline", "triple")
     with pytest.raises(MissingKeyError):
-        build_reflection("anthropic:claude-sonnet-5-5")
+        build_reflection("anthropic:claude-sonnet-4-5")
 
 
 def test_eval_reviewer_does_not_require_citations():
