@@ -98,3 +98,27 @@ def test_failed_run_says_what_to_do(tmp_path, monkeypatch):
         assert at.session_state["ask.history"][-1].status == "failure"
     finally:
         reset_engine_caches()
+
+
+def test_follow_up_is_read_against_the_previous_question(app):
+    at = ask(app.run(), reflection="off")
+    at = ask(at, "And for the A321?", reflection="off")
+    assert not at.exception and not at.error
+    first, second = at.session_state["ask.history"]
+    resolved = SAMPLE_QUESTION.replace("A320", "A321")
+    assert second.question == resolved and second.extra["followup"]["asked"] == "And for the A321?"
+    assert second.extra["followup"]["from"] == first.question
+    assert "Understood as: " + resolved == at.info[0].value.replace("\\", "")
+    assert "You asked “And for the A321?”" in texts(at.caption).replace("\\", "")
+    assert at.subheader[0].value == resolved
+    # the first answer, shown again, was not a follow-up
+    at = next(b for b in at.button if b.label.startswith("What is the current final torque for the A320")).click().run()
+    assert not any(i.value.replace("\\", "").startswith("Understood as") for i in at.info)
+
+
+def test_misspelt_words_are_shown_with_what_was_searched(app):
+    at = ask(app.run(), SAMPLE_QUESTION.replace("torque", "torqe"), reflection="off")
+    answer = at.session_state["ask.history"][-1]
+    assert answer.intent.spelling_note == "torqe → torque"
+    assert "<del>torqe</del> → <ins>torque</ins>" in texts(at.markdown)
+    assert any("spelling: torqe → torque" in reason for reason in at.dataframe[0].value["reason"])
