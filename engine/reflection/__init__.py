@@ -7,6 +7,7 @@
 from engine.reflection.factory import OfflineSelfReviewer, build_reflection, eval_reviewer
 from engine.reflection.judge import Finding, JudgeConfig, Judgement, OfflineJudge, SupportJudge
 from engine.reflection.llm import LLMGenerator, LLMReviewer, render_evidence, render_review
+from engine.reflection.llm_judge import LLMJudge
 from engine.reflection.loop import (
     ReflectionLoop,
     ReflectionResult,
@@ -27,6 +28,7 @@ __all__ = [
     "JudgeConfig",
     "Judgement",
     "LLMGenerator",
+    "LLMJudge",
     "LLMReviewer",
     "OfflineGenerator",
     "OfflineJudge",
