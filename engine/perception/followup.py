@@ -17,7 +17,7 @@ from engine.perception.stage import TIME_KIND, Mention, Perception
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _ANY_WORD = re.compile(r"\w[\w'’/-]*")
-_ARTICLE = re.compile(r"(?:\b(?P<prep>[^\W\d_]+)\s+)?(?P<article>(?:the|an?)\s+)?$", re.IGNORECASE)
+_BEFORE = re.compile(r"(?:\b(?P<prep>[^\W\d_]+)\s+)?(?P<article>(?:the|an?)\s+)?$", re.IGNORECASE)
 _END = re.compile(r"[\s?.!]*$")
 
 
@@ -102,14 +102,15 @@ def _rewrite(question: str, previous: str, new: list[Mention], old: list[Mention
     if not swaps and not appended:
         return Resolved(previous, previous, "follow-up naming only what the previous question named: asked again")
     text = previous
-    for o, n in sorted(swaps, key=lambda pair: pair[0].start, reverse=True):
+    every = [(o2, n) for o, n in swaps for o2 in old if _key(o2) == _key(o)]  # each time the old name occurs
+    for o, n in sorted(every, key=lambda pair: pair[0].start, reverse=True):
         start, end, value = _replacement(o, n, question)
         text = text[:start] + value + text[end:]
     notes = [f"{_span_text(previous, o)} → {_span_text(question, n)}" for o, n in swaps]
     if appended:
         phrases = [_phrase(question, m, rules) for m in appended]
-        ending = _END.search(text).group(0).strip() or "?"
-        text = f"{text[:_END.search(text).start()]} {' '.join(phrases)}{ending}"
+        end = _END.search(text)
+        text = f"{text[:end.start()]} {' '.join(phrases)}{end.group(0).strip() or '?'}"
         notes += [f"added “{p}”" for p in phrases]
     return Resolved(text, previous, "follow-up to the previous question: " + "; ".join(notes))
 
@@ -148,7 +149,7 @@ def _phrase(question: str, mention: Mention, rules: FollowupRules) -> str:
     """
     if mention.kind == TIME_KIND and mention.has_core and mention.phrase_start < mention.start:
         return question[mention.phrase_start:mention.phrase_end]
-    before = _ARTICLE.search(question[:mention.phrase_start])
+    before = _BEFORE.search(question[:mention.phrase_start])
     prep = before.group("prep") if before and before.group("prep") else ""
     if prep.lower() not in rules.prepositions:
         prep = rules.preposition
