@@ -1,0 +1,119 @@
+"""When evidence is from, and whether that falls inside the period a question asks about.
+
+Two readings, because the checks ask two questions:
+
+- *timely* (timeliness): is the document current for the window? Its update date inside the window,
+  or a year its title names inside it ("Annual report 2023", published in 2024, is timely for 2023).
+- *about* (comparison): are these figures for the asked period? Years named in the sentence or the
+  title decide; only when none is named does the update date ("2023 report", dated 2024-02, is about 2023).
+
+An unknown date with no year named is unknown: never inside, never outside.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from engine.reflection.text import strip_citations
+from engine.results import Evidence, Intent
+
+_YEAR = re.compile(r"(?<![\d.,/])((?:19|20)\d{2})(?!\d|[.,]\d)")
+_STANDALONE_YEAR = re.compile(r"(?<![\w.,/-])((?:19|20)\d{2})(?![\w/-]|[.,]\d)")
+_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through|until)\s*((?:19|20)\d{2})(?!\d)")
+MAX_RANGE_YEARS = 50  # "2022-2024" is a range of years; "1990-2090" is more likely a code than a period
+
+
+@dataclass(frozen=True)
+class Period:
+    """An inclusive date range a question asks about; either end may be open."""
+
+    text: str
+    start: date | None = None
+    end: date | None = None
+
+    def contains(self, day: date) -> bool:
+        return (self.start is None or day >= self.start) and (self.end is None or day <= self.end)
+
+    def overlaps_year(self, year: int) -> bool:
+        return (self.start is None or year >= self.start.year) and (self.end is None or year <= self.end.year)
+
+    @property
+    def label(self) -> str:
+        """"2024" for one whole calendar year, else the question's own words ("since 2024")."""
+        if self.start and self.end and self.start.year == self.end.year and (self.start.month, self.start.day) == (
+                1, 1) and (self.end.month, self.end.day) == (12, 31):
+            return str(self.start.year)
+        return self.text
+
+    def years_away(self, year: int) -> int:
+        """Whole years between ``year`` and the period (0 inside it)."""
+        if self.start and year < self.start.year:
+            return self.start.year - year
+        if self.end and year > self.end.year:
+            return year - self.end.year
+        return 0
+
+
+def named_years(text: str, *, standalone: bool = False) -> set[int]:
+    """Years written in ``text`` ("2020" in "AD 2020-18-05"; 2022..2024 for "2022-2024").
+
+    ``standalone`` only counts years written on their own, not inside codes such as "AD 2022-0193".
+    """
+    clean = strip_citations(text or "")
+    years = {int(m.group(1)) for m in (_STANDALONE_YEAR if standalone else _YEAR).finditer(clean)}
+    for match in _YEAR_RANGE.finditer(clean):
+        first, last = int(match.group(1)), int(match.group(2))
+        if 0 < last - first <= MAX_RANGE_YEARS:
+            years.update(range(first, last + 1))
+    return years
+
+
+def asked_period(intent: Intent, *, question_years: bool = False) -> Period | None:
+    """The question's time window; with ``question_years``, else the years it names on their own."""
+    window = intent.constraints.time
+    if window is not None and (window.start or window.end):
+        return Period(window.text or "the asked period", window.start, window.end)
+    if question_years:
+        years = named_years(intent.raw_query, standalone=True)
+        if years:
+            first, last = min(years), max(years)
+            text = str(first) if first == last else f"{first}-{last}"
+            return Period(text, date(first, 1, 1), date(last, 12, 31))
+    return None
+
+
+def timely(item: Evidence, period: Period) -> bool | None:
+    """True: dated inside ``period`` or titled with a year inside it; False: known to be outside; None: unknown."""
+    day = item.metadata.update_date
+    years = named_years(item.metadata.title)
+    if (day is not None and period.contains(day)) or any(period.overlaps_year(y) for y in years):
+        return True
+    return False if day is not None or years else None
+
+
+def about(item: Evidence, period: Period, sentence: str = "") -> bool | None:
+    """Whether ``sentence`` of ``item`` is about ``period``: named years first, then the update date."""
+    years = named_years(sentence) | named_years(item.metadata.title)
+    if years:
+        return any(period.overlaps_year(y) for y in years)
+    day = item.metadata.update_date
+    return None if day is None else period.contains(day)
+
+
+def distance(item: Evidence, period: Period, sentence: str = "") -> int | None:
+    """Years between what ``sentence`` of ``item`` is about and ``period`` (None when unknown)."""
+    years = named_years(sentence) | named_years(item.metadata.title)
+    if not years and item.metadata.update_date is not None:
+        years = {item.metadata.update_date.year}
+    return min(period.years_away(y) for y in years) if years else None
+
+
+def when(item: Evidence, period: Period | None = None, sentence: str = "") -> str:
+    """What ``sentence`` of ``item`` is dated, in words: the named year nearest ``period``, or the update date."""
+    years = named_years(sentence) | named_years(item.metadata.title)
+    if years:
+        return str(min(years, key=lambda y: (period.years_away(y) if period else 0, -y)))
+    day = item.metadata.update_date
+    return day.isoformat() if day else "an unknown date"

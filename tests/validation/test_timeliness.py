@@ -1,0 +1,146 @@
+"""Timeliness fails when an answer rests on superseded or out-of-window evidence while better was retrieved.
+
+General-domain cases (a council budget, a software changelog) and the sample corpus's superseded
+B737 flap-track AD, built from the real sample_docs files.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from engine.results import Constraints, Intent, TimeConstraint
+from engine.validation import Validator, check_timeliness
+from tests.validation import fixtures as fx
+from tests.validation.sample_evidence import sample_evidence
+
+pytestmark = pytest.mark.unit
+
+IN_2023 = Intent(action="lookup", raw_query="What did the parks department spend in 2023?",
+                 constraints=Constraints(time=TimeConstraint(text="in 2023", start=date(2023, 1, 1),
+                                                             end=date(2023, 12, 31))))
+
+
+def only(issues):
+    assert len(issues) == 1, [i.message for i in issues]
+    return issues[0]
+
+
+# -- the asked window --------------------------------------------------------------------------------
+
+
+def test_an_answer_from_last_years_report_fails_when_this_periods_report_was_retrieved():
+    issue = only(check_timeliness("The parks department budget is $4.2 million [1].",
+                                  [fx.BUDGET_2023, fx.BUDGET_2024], fx.since(2024)))
+    assert issue.check == "timeliness" and issue.chunk_id == "budget-2023#2"
+    assert "since 2024" in issue.message and "[2]" in issue.message
+    assert "Riverton City Council budget report 2024" in issue.message
+
+
+def test_the_answer_from_this_periods_report_passes():
+    assert check_timeliness("The parks department budget is $4.8 million [2].",
+                            [fx.BUDGET_2023, fx.BUDGET_2024], fx.since(2024)) == []
+
+
+def test_a_sentence_that_also_cites_the_current_report_may_cite_history():
+    answer = "The parks department budget rose from $4.2 million [1] to $4.8 million [2]."
+    assert check_timeliness(answer, [fx.BUDGET_2023, fx.BUDGET_2024], fx.since(2024)) == []
+
+
+def test_an_unknown_date_never_counts_as_outside_the_window():
+    answer = "A blog expects a parks department budget of about $5 million [1]."
+    assert check_timeliness(answer, [fx.BUDGET_RUMOUR, fx.BUDGET_2024], fx.since(2024)) == []
+
+
+def test_a_report_about_the_asked_year_counts_as_inside_even_when_published_later():
+    assert check_timeliness("The parks department spent $4.1 million [1].",
+                            [fx.ANNUAL_REPORT_2023, fx.BUDGET_2024], IN_2023) == []
+    issue = only(check_timeliness("The parks department budget is $4.8 million [2].",
+                                  [fx.ANNUAL_REPORT_2023, fx.BUDGET_2024], IN_2023))
+    assert issue.chunk_id == "budget-2024#2" and "[1]" in issue.message and "in 2023" in issue.message
+
+
+def test_without_newer_evidence_an_old_source_is_still_flagged_as_before_the_window():
+    issue = only(check_timeliness("The parks department budget is $4.2 million [1].", [fx.BUDGET_2023],
+                                  fx.since(2024)))
+    assert "2023-03-01" in issue.message and "before the question's time window" in issue.message
+
+
+# -- superseded documents ----------------------------------------------------------------------------
+
+
+def test_a_statement_from_the_old_version_fails_when_the_new_version_was_retrieved():
+    issue = only(check_timeliness("The default config file is ~/.acme/config.ini [1].",
+                                  [fx.CHANGELOG_1, fx.CHANGELOG_2], fx.CONFIG_QUESTION))
+    assert issue.chunk_id == "acme-1.0#1"
+    assert "1.0" in issue.message and "[2]" in issue.message and "2.0" in issue.message
+
+
+def test_the_new_version_passes_and_naming_the_old_version_is_history():
+    items = [fx.CHANGELOG_1, fx.CHANGELOG_2]
+    assert check_timeliness("The default config file is ~/.config/acme/config.toml [2].", items,
+                            fx.CONFIG_QUESTION) == []
+    history = "In 1.0 the default config file was ~/.acme/config.ini [1]. Now it is ~/.config/acme/config.toml [2]."
+    assert check_timeliness(history, items, fx.CONFIG_QUESTION) == []
+
+
+def test_a_document_marked_superseded_fails_when_a_current_one_on_the_subject_was_retrieved():
+    answer = "The default config file is ~/.acme/config.ini [1]."
+    for question in (fx.CONFIG_QUESTION, fx.since(2024, "Where is the Acme CLI default config file?")):
+        issue = only(check_timeliness(answer, [fx.GUIDE_1, fx.GUIDE_2], question))
+        assert issue.chunk_id == "acme-guide-1#1"
+        assert "superseded" in issue.message and "[2]" in issue.message and "Acme CLI 2.0 user guide" in issue.message
+
+
+def test_a_superseded_mark_needs_a_current_document_on_the_same_subject():
+    answer = "The default config file is ~/.acme/config.ini [1]."
+    assert check_timeliness(answer, [fx.GUIDE_1, fx.BILLING_FAQ], fx.CONFIG_QUESTION) == []
+    assert check_timeliness(answer, [fx.GUIDE_1], fx.CONFIG_QUESTION) == []
+
+
+def test_a_document_that_supersedes_another_is_not_itself_superseded():
+    answer = "The default config file is ~/.config/acme/config.toml [1]."
+    assert check_timeliness(answer, [fx.GUIDE_2, fx.GUIDE_1], fx.CONFIG_QUESTION) == []
+
+
+# -- the sample corpus: ACAA AD 2020-18-05 superseded by AD 2024-11-02 -----------------------------------
+
+FLAP_Q = "What is the repeat inspection interval for the B737 trailing edge flap main tracks"
+AD_2024 = sample_evidence("regulations/acaa-ad-2024-11-02-b737-flap-track.html", "intervals not to exceed 4,500 FC")
+AD_2020 = sample_evidence("regulations/acaa-ad-2020-18-05-b737-flap-track.txt", "intervals not to exceed 6,000")
+STATUS_ROW = sample_evidence("regulations/ad-compliance-status-2025-q1.csv", "ad_number: 2020-18-05")
+
+
+def test_the_superseded_ad_cited_for_a_since_2024_question_fails():
+    answer = "Repeat the inspections thereafter at intervals not to exceed 6,000 FC [2]."
+    issue = only(check_timeliness(answer, [AD_2024, AD_2020], fx.since(2024, FLAP_Q)))
+    assert issue.chunk_id == AD_2020.chunk_id and "AD 2020-18-05" in issue.message and "AD 2024-11-02" in issue.message
+
+
+def test_a_status_table_row_marked_superseded_fails_when_the_current_ad_was_retrieved():
+    """The answer the offline pipeline gave: the CAMO table row for the old AD, dated 2025, cited for the interval."""
+    row = STATUS_ROW.text.splitlines()[-1]
+    answer = f"{row} [2]."
+    issue = only(check_timeliness(answer, [AD_2024, STATUS_ROW], fx.since(2024, FLAP_Q)))
+    assert issue.chunk_id == STATUS_ROW.chunk_id
+    assert "superseded" in issue.message and "[1]" in issue.message and "2024-11-02" in issue.message
+
+
+def test_the_current_ad_passes_and_the_validator_reports_the_stale_one():
+    answer = "Repeat the inspections at intervals not to exceed 4,500 FC [1]."
+    assert check_timeliness(answer, [AD_2024, AD_2020, STATUS_ROW], fx.since(2024, FLAP_Q)) == []
+    stale = Validator(["timeliness"]).run("Repeat the inspections at intervals not to exceed 6,000 FC [2].",
+                                          [AD_2024, AD_2020, STATUS_ROW], fx.since(2024, FLAP_Q))
+    assert not stale.is_valid
+
+
+@pytest.mark.integration
+def test_perception_gives_the_window_that_makes_the_flap_track_answer_fail():
+    from engine.perception import get_perception
+
+    intent = get_perception().run(f"{FLAP_Q} since 2024?")
+    answer = "Repeat the inspections thereafter at intervals not to exceed 6,000 FC [2]."
+    assert check_timeliness(answer, [AD_2024, AD_2020], intent)
+    assert check_timeliness("Repeat the inspections at intervals not to exceed 4,500 FC [1].",
+                            [AD_2024, AD_2020], intent) == []
