@@ -2,9 +2,10 @@
 binds 300 N.m to the B737 and 270 N.m to the A320.
 
 A sentence is cut into segments at ";", "," and dashes; a segment without a figure joins the next
-one ("For the A320, the limit is 300 N.m"). Within a segment a figure is said of the names
-(codes and capitalised names, see ``text.name_spans``) between it and the figure before it, and
-of a name introduced right after it by a preposition ("270 N.m for the A320"). A figure with no
+one ("For the A320, the limit is 300 N.m"). The only figure of a segment is said of every name
+(codes and capitalised names, see ``text.name_spans``) in it. Where a segment holds several, a
+figure is said of the names between it and the figure before it, and of a name introduced right
+after it by a preposition ("300 N.m for the B737 and 270 N.m for the A320"). A figure with no
 name in its segment takes the nearest name in the sentence; one in a sentence without names is
 bound to nothing, and then any subject may hold it.
 """
@@ -45,7 +46,10 @@ def bind(sentence: str) -> list[Bound]:
         for position, (at, figure) in enumerate(inside):
             stop = at + len(figure.text)
             following = inside[position + 1][0] if position + 1 < len(inside) else end
-            chosen = {n[2] for n in local if boundary <= n[0] and n[1] <= at}
+            if len(inside) == 1:  # the only figure of its segment: said of every name there
+                chosen = {n[2] for n in local}
+            else:
+                chosen = {n[2] for n in local if boundary <= n[0] and n[1] <= at}
             attached = _ATTACHED.match(clean, stop)
             claimed = stop
             if attached is not None:

@@ -54,8 +54,10 @@ ABSOLUTE_WORDS = frozenset(
      "impossible"])
 """Absolute wording that needs explicit support; flagged when the evidence does not use it, never rewritten."""
 NEGATIONS = frozenset(["not", "no", "never", "cannot", "nor", "neither", "none", "nothing", "nobody", "nowhere",
-                       "without"])
-"""Words that negate what follows them (with every "n't" contraction: isn't, doesn't, won't, can't...)."""
+                       "without", "forbidden", "prohibited", "banned", "unable", "fail", "fails", "failed", "lacks",
+                       "lacked", "lacking"])
+"""Words that negate what follows them (with every "n't" contraction: isn't, doesn't, won't, can't...);
+"forbidden from eating" says what "not allowed to eat" says."""
 STOPWORDS = frozenset(ENGLISH_STOP_WORDS) | {
     "yes", "yeah", "oh", "ok", "okay", "really", "just", "like", "got", "absolutely", "sure", "indeed", "wow", "cool",
     "thanks", "hmm", "haha", "lol", "awesome", "um", "uh", "does", "did", "doing", "guess", "believe", "think",
@@ -363,13 +365,16 @@ def _bound(tokens: list[str], i: int) -> bool:
 
 
 def negated_words(text: str) -> frozenset[str]:
-    """Stems of the content words in the scope of a negation: from the negation word to the end of its clause.
+    """Stems of the content words said only under a negation: from the negation word to the end of its clause.
 
-    "The part is not approved for the A320, but the bolt is" -> {"approv", "a320"}. A scope ends
-    at punctuation, at a conjunction ("and", "but", "while", ...) or at the next negation word.
+    "The part is not approved for the wing spar, but the bolt is" -> {"approv", "wing", "spar"}. A
+    scope ends at punctuation, at a conjunction ("and", "but", "while", ...) or at the next negation
+    word. A word the text also says outside any negation ("passing the ball ... the team without
+    control of the ball") is not counted: the text is not negative about it as a whole.
     """
     tokens = [t.lower().strip(".'’/-") for t in _NEGATION_TOKEN.findall(strip_citations(text))]
-    found: set[str] = set()
+    negated: set[str] = set()
+    plain: set[str] = set()
     inside = False
     for i, token in enumerate(tokens):
         if _is_negation(token) and not _bound(tokens, i):
@@ -378,9 +383,9 @@ def negated_words(text: str) -> frozenset[str]:
         if not token or not token[0].isalnum() or token in _SCOPE_END:
             inside = False
             continue
-        if inside and token not in STOPWORDS and not any(ch.isdigit() for ch in token) and len(token) > 1:
-            found.add(stem(token))
-    return frozenset(found)
+        if token not in STOPWORDS and not any(ch.isdigit() for ch in token) and len(token) > 1:
+            (negated if inside else plain).add(stem(token))
+    return frozenset(negated - plain)
 
 
 def is_key_statement(sentence: str, min_content_words: int = 3) -> bool:

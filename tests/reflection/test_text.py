@@ -6,13 +6,18 @@ import pytest
 
 from engine.reflection.text import (
     absolute_words,
+    canonical_unit,
     citations,
     coverage,
     figures,
     is_key_statement,
+    name_spans,
     named_tokens,
+    negated_words,
+    negations,
     split_sentences,
     strip_citations,
+    units_agree,
     with_citation,
 )
 
@@ -82,3 +87,25 @@ def test_compared_entities_need_compare_or_two_of_a_kind():
     assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
     assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("wheel axle", "PERSON"))) == []
     assert compared_entities(make("compare", ("A320", "AIRCRAFT"))) == []
+
+
+def test_negations_and_the_words_they_cover():
+    assert negations("Pets aren't allowed, and smoking is never permitted.") == ["aren't", "never"]
+    assert negations("Give no more than 5 mg, not only at night.") == []
+    assert negated_words("The part is not approved for the wing spar, but the bolt is.") == {"approv", "wing", "spar"}
+    assert negated_words("Neither the museum nor the zoo charges a fee.") == {"museum", "zoo", "charg", "fee"}
+    # a word also said outside the negation is not negated as a whole
+    assert negated_words("Pass the ball, while the team without control of the ball, waits.") == {"control"}
+
+
+def test_units_compare_through_their_spellings():
+    assert canonical_unit("Kilometres") == "km" and canonical_unit("percent") == "%"
+    assert canonical_unit("kilometres/h") == "km/h" and canonical_unit("N.m") == "n.m"
+    assert units_agree("n.m", "N.m") and units_agree("", "psi") and units_agree("points", "goals")
+    assert not units_agree("n.m", "psi") and not units_agree("points", "minutes")
+
+
+def test_names_are_runs_of_capitalised_words_and_codes():
+    spans = name_spans("The Parks Department gets 4 million dollars; the A320 limit is 300 N.m, said Beth Okafor.")
+    assert [name for _, _, name in spans] == ["parks department", "a320", "beth okafor"]
+    assert name_spans("Release 5.2 fixes the crash in January.") == []

@@ -1,0 +1,34 @@
+"""Figures bound to the subject they are said of."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.reflection.binding import bind, subjects_agree
+
+pytestmark = pytest.mark.unit
+
+
+def said_of(sentence: str) -> list[tuple[str, list[str]]]:
+    return [(b.figure.text, sorted(b.subjects)) for b in bind(sentence)]
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("The B737 limit is 300 N.m, while the A320 limit is 270 N.m.", [("300 N.m", ["b737"]), ("270 N.m", ["a320"])]),
+    ("The limit is 300 N.m for the B737 and 270 N.m for the A320.", [("300 N.m", ["b737"]), ("270 N.m", ["a320"])]),
+    ("Alice Moreau scored 24 points and Beth Okafor scored 31 points.",
+     [("24 points", ["alice moreau"]), ("31 points", ["beth okafor"])]),
+    ("For the A320, the limit is 300 N.m.", [("300 N.m", ["a320"])]),
+    ("The A320, B737 and A330 limits are 300 N.m.", [("300 N.m", ["a320", "a330", "b737"])]),
+    ("The Parks Department receives 4 million dollars; the Roads Department receives 9 million dollars.",
+     [("4 million", ["parks department"]), ("9 million", ["roads department"])]),
+    ("The torque is 300 N.m [1].", [("300 N.m", [])]),
+])
+def test_each_figure_is_said_of_its_own_subject(sentence, expected):
+    assert said_of(sentence) == expected
+
+
+def test_subjects_agree_by_name_part_or_variant():
+    assert subjects_agree({"okafor"}, {"beth okafor"}) and subjects_agree({"a320"}, {"a320neo"})
+    assert subjects_agree(set(), {"b737"}) and subjects_agree({"a320"}, set())
+    assert not subjects_agree({"a320"}, {"b737"}) and not subjects_agree({"roads department"}, {"parks department"})
