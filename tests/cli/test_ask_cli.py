@@ -65,3 +65,18 @@ def test_text_output_is_readable(capsys, data_dir):
     assert "status:" in text and "tasks:" in text and "evidence:" in text and "answer:" in text
     with pytest.raises(json.JSONDecodeError):
         json.loads(text)
+
+
+def test_ask_previous_resolves_a_follow_up_and_says_so(capsys, data_dir):
+    previous = "What is the final torque of the A320 main wheel axle nut?"
+    code, out = run_json(capsys, "ask", "And on the A321?", "--previous", previous, "--no-reflection",
+                         "--provider", "offline", "--data-dir", data_dir)
+    resolved = previous.replace("A320", "A321")
+    assert code == 0 and out["question"] == resolved
+    assert out["extra"]["followup"] == {"asked": "And on the A321?", "resolved": resolved, "from": previous,
+                                        "explanation": "follow-up to the previous question: A320 → A321"}
+    capsys.readouterr()
+    assert main(["ask", "What is the final torqe of the A320 main wheel axle nut?", "--previous", previous,
+                 "--no-reflection", "--provider", "offline", "--data-dir", data_dir]) == 0
+    text = capsys.readouterr().out
+    assert "spelling: torqe -> torque" in text and "understood as" not in text
