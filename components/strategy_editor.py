@@ -14,6 +14,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from engine.orchestration import Strategy
+from engine.orchestration.strategy import MAX_CREDIBILITY_BAND
 
 BASE_KEY = "strategy.base"  # {"version": str, "strategy": Strategy}: what the draft was loaded from
 NONCE_KEY = "strategy.routes_nonce"
@@ -56,7 +57,7 @@ def _set_widgets(values: dict[str, Any]) -> None:
     for field in INT_FIELDS:
         ss[K + field] = int(values[field])
     cred = values["credibility"]
-    for field in (*CREDIBILITY, "unknown_date_recency", "relevance_share"):
+    for field in (*CREDIBILITY, "unknown_date_recency", "credibility_band"):
         ss[K + f"cred.{field}"] = float(cred[field])
     ss[K + "cred.half_life_days"] = int(cred["half_life_days"])
     rows = [{"pattern": r["pattern"], "knowledge_bases": list(r["knowledge_bases"]), "exclusive": bool(r["exclusive"])}
@@ -137,8 +138,9 @@ def _limits_section() -> None:
 def _credibility_section() -> None:
     ss = st.session_state
     st.markdown("**Credibility formula**")
-    st.caption("credibility = task weight × w_task + authority × w_authority + recency × w_recency. "
-               "The three weights must sum to 1.")
+    st.caption("credibility = task weight × w_task + authority × w_authority + recency × w_recency (the three "
+               "weights sum to 1); final score = relevance × (1 + band × (2 × credibility − 1)). Default authority "
+               "and an unknown date are neutral.")
     cols = st.columns(3)
     for col, field in zip(cols, CREDIBILITY):
         col.number_input(field, 0.0, 1.0, step=0.05, format="%.3f", key=K + f"cred.{field}")
@@ -152,9 +154,12 @@ def _credibility_section() -> None:
         st.button("Normalise", key=K + "normalise", on_click=normalise_credibility)
     c1, c2, c3 = st.columns(3)
     c1.number_input("Recency half-life (days)", 1, 36500, step=30, key=K + "cred.half_life_days")
-    c2.number_input("Recency of undated documents", 0.0, 1.0, step=0.05, key=K + "cred.unknown_date_recency")
-    c3.number_input("Share of relevance in the final score", 0.0, 1.0, step=0.05, key=K + "cred.relevance_share",
-                    help="The rest of the final score comes from credibility.")
+    c2.number_input("Recency of undated documents", 0.0, 1.0, step=0.05, key=K + "cred.unknown_date_recency",
+                    help="0.5 is neutral: an unknown date is treated as neither new nor old.")
+    c3.number_input("Credibility band", 0.0, MAX_CREDIBILITY_BAND, step=0.01, format="%.2f",
+                    key=K + "cred.credibility_band",
+                    help="Largest share of its relevance that credibility can add or remove (0.05: ±5 %). "
+                         "Relevance decides the order; credibility only reorders near-ties. 0: relevance alone.")
 
 
 def render_editor(kb_names: Sequence[str]) -> dict[str, Any]:
@@ -200,7 +205,7 @@ def draft_values(routes: pd.DataFrame) -> dict[str, Any]:
         "regulations_kb": ss[K + "regulations_kb"],
         **{f: int(ss[K + f]) for f in INT_FIELDS},
         "credibility": {
-            **{f: float(ss[K + f"cred.{f}"]) for f in (*CREDIBILITY, "unknown_date_recency", "relevance_share")},
+            **{f: float(ss[K + f"cred.{f}"]) for f in (*CREDIBILITY, "unknown_date_recency", "credibility_band")},
             "half_life_days": int(ss[K + "cred.half_life_days"]),
         },
     }

@@ -6,6 +6,8 @@ plus an Intent into retrieval tasks, and :mod:`engine.retrieval.credibility` sco
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.results import SearchType
@@ -43,17 +45,53 @@ class ConstraintWeights(_Model):
     source: float = Field(default=1.2, ge=0, le=5)
 
 
+NEUTRAL = 0.5
+"""The middle of every credibility term: default authority 3 and an unknown date score it, and a chunk of neutral
+credibility keeps exactly its relevance."""
+MAX_CREDIBILITY_BAND = 0.25
+"""Beyond +/-25 % credibility would overturn relevance gaps (rank 1 against rank 40 of one search) that are not ties."""
+OLD_UNKNOWN_DATE_RECENCY = 0.3
+"""The recency strategies saved before the bounded fusion gave undated documents by default (a penalty)."""
+
+
 class CredibilityFormula(_Model):
-    """credibility = task * w_task + authority * w_authority + recency * w_recency (weights sum to 1)."""
+    """credibility = task * w_task + authority * w_authority + recency * w_recency (weights sum to 1).
+
+    Relevance dominates: the final score is ``relevance * (1 + credibility_band * (2 * credibility - 1))``, so
+    credibility moves a chunk by at most ``credibility_band`` of its relevance and only reorders near-ties.
+    Default authority (3) and an unknown date are neutral (0.5), neither rewarded nor penalised.
+    """
 
     w_task: float = Field(default=0.3, ge=0, le=1)
     w_authority: float = Field(default=0.4, ge=0, le=1)
     w_recency: float = Field(default=0.3, ge=0, le=1)
     half_life_days: int = Field(default=730, ge=1, le=36500, description="age at which recency halves")
-    unknown_date_recency: float = Field(default=0.3, ge=0, le=1)
-    relevance_share: float = Field(
-        default=0.6, ge=0, le=1, description="share of the final score from fused relevance (rest: credibility)"
+    unknown_date_recency: float = Field(
+        default=NEUTRAL, ge=0, le=1, description="recency of an undated document (0.5: neutral, as old as unknown)"
     )
+    credibility_band: float = Field(
+        default=0.05, ge=0, le=MAX_CREDIBILITY_BAND,
+        description="largest share of its relevance that credibility adds or removes (0.05: +/-5 %, about three "
+                    "ranks of one search at rrf_k 60); 0 ranks by relevance alone",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """Load strategies saved with ``relevance_share`` (final = share * relevance + rest * credibility).
+
+        A share of 1 meant relevance alone and becomes a band of 0; any other share becomes the default band.
+        Those files also stored the old default recency of undated documents (0.3), which becomes neutral.
+        """
+        if not isinstance(data, dict) or "relevance_share" not in data:
+            return data
+        data = dict(data)
+        share = data.pop("relevance_share")
+        if "credibility_band" not in data and isinstance(share, (int, float)) and share >= 1:
+            data["credibility_band"] = 0.0
+        if data.get("unknown_date_recency") == OLD_UNKNOWN_DATE_RECENCY:
+            data["unknown_date_recency"] = NEUTRAL
+        return data
 
     @model_validator(mode="after")
     def _sum_to_one(self) -> "CredibilityFormula":
@@ -61,6 +99,10 @@ class CredibilityFormula(_Model):
         if abs(total - 1.0) > 1e-6:
             raise ValueError(f"w_task + w_authority + w_recency must be 1 (got {total:.3f})")
         return self
+
+    def fuse(self, relevance: float, credibility: float) -> float:
+        """The final score: ``relevance`` moved by at most ``credibility_band`` of itself, up or down."""
+        return relevance * (1 + self.credibility_band * (2 * credibility - 1))
 
 
 class Strategy(_Model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.orchestration.strategy import Strategy
+from engine.orchestration.strategy import MAX_CREDIBILITY_BAND, Strategy
 from engine.results import Intent, RetrievalTask, SearchFilters, Validation
 
 
@@ -29,8 +29,9 @@ def adjust_plan(
         updates["credibility"] = formula.model_copy(update={
             "w_recency": round(shifted, 4), "w_task": round(formula.w_task * scale, 4),
             "w_authority": round(1.0 - shifted - round(formula.w_task * scale, 4), 4),
-            "relevance_share": max(formula.relevance_share - 0.2, 0.0)})
-        changes.append("recency weight raised so that current revisions outrank superseded ones")
+            "credibility_band": min(formula.credibility_band * 2, MAX_CREDIBILITY_BAND)})
+        changes.append("recency weight raised and credibility band doubled so that current revisions outrank "
+                       "superseded ones of near-equal relevance")
     if "comparison" in failed:
         kbs = sorted({t.knowledge_base for t in tasks})
         missing = [e for e in intent.entity_texts if any(e.lower() in i.message.lower() for i in validation.issues)]

@@ -1,4 +1,5 @@
-"""Run retrieval tasks concurrently, fuse them by weighted reciprocal rank and credibility, fit a budget."""
+"""Run retrieval tasks concurrently, fuse them by weighted reciprocal rank, fair across knowledge bases, with
+credibility breaking near-ties only; fit the context budget."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
+
+import numpy as np
 
 from engine.documents.chunking import split_sentences
 from engine.orchestration.strategy import Strategy
@@ -63,21 +66,27 @@ class Retriever:
         if not tasks:
             raise ValueError("Retriever.run needs at least one task")
         t0 = time.perf_counter()
-        queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")})
-        encoded = self.store.embedder.encode(queries) if queries else []
-        vectors = dict(zip(queries, encoded))
+        queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.raw_query})
+        vectors = dict(zip(queries, self.store.embedder.encode(queries)))
         t1 = time.perf_counter()
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
             runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
         t2 = time.perf_counter()
-        evidence, candidates, dropped = self.fuse(runs, intent, strategy)
+        evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.raw_query))
         t3 = time.perf_counter()
         timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000}
         return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings)
 
     # -- fusion ---------------------------------------------------------------
-    def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy) -> tuple[list[Evidence], int, int]:
-        """Weighted RRF over tasks, dedupe by chunk, blend with credibility, then fit the context budget."""
+    def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy,
+             question_vector: np.ndarray | None = None) -> tuple[list[Evidence], int, int]:
+        """Weighted RRF over tasks, dedupe by chunk, relevance fair across bases, credibility within a band, budget.
+
+        Relevance is a chunk's fused RRF score over the best in its own knowledge base, scaled by how close that
+        base's best chunk comes to the question (cosine similarity of the stored vectors, best base = 1): a base
+        searched by more tasks cannot drown another, and a base with nothing relevant sinks. Credibility then
+        moves a chunk by at most ``credibility_band`` of its relevance (see ``CredibilityFormula.fuse``).
+        """
         rrf: dict[str, float] = {}
         best_weight: dict[str, float] = {}
         hit_of: dict[str, SearchHit] = {}
@@ -94,30 +103,30 @@ class Retriever:
                 found_by.setdefault(cid, []).append(label)
         if not rrf:
             return [], 0, 0
-        top_rrf = max(rrf.values())
+        similarity = {cid: _cosine(question_vector, hit.vector) for cid, hit in hit_of.items()}
+        relevance = base_relevance(rrf, {cid: hit.knowledge_base for cid, hit in hit_of.items()}, similarity)
         max_weight = max(r.task.weight for r in runs) or 1.0
         formula = strategy.credibility
         window = intent.constraints.time
         today = self.today()
         ranked = []
-        for cid, fused in rrf.items():
+        for cid in rrf:
             hit = hit_of[cid]
             update = date.fromisoformat(hit.update_date) if hit.update_date else None
             cred = credibility(best_weight[cid], max_weight, hit.authority, update, formula, window, today)
-            relevance = fused / top_rrf
-            final = formula.relevance_share * relevance + (1 - formula.relevance_share) * cred
-            ranked.append((final, cid, cred, relevance, update))
+            ranked.append((formula.fuse(relevance[cid], cred), cid, cred, relevance[cid], update))
         ranked.sort(key=lambda r: (-r[0], r[1]))
         chosen = ranked[: strategy.max_evidence]
         budgets = allot_budget([c[2] for c in chosen], strategy.context_chars)
         evidence = []
-        for (final, cid, cred, relevance, update), budget in zip(chosen, budgets):
+        for (final, cid, cred, rel, update), budget in zip(chosen, budgets):
             hit = hit_of[cid]
             text = fit_text(hit.text, budget)
+            extra = {} if similarity[cid] is None else {"similarity": round(similarity[cid], 4)}
             evidence.append(Evidence(
                 chunk_id=cid, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=text,
                 score=round(final, 4), weight=best_weight[cid], credibility=cred,
-                scores={"rrf": round(rrf[cid], 6), "relevance": round(relevance, 4), **scores[cid]},
+                scores={"rrf": round(rrf[cid], 6), "relevance": round(rel, 4), **extra, **scores[cid]},
                 found_by=tuple(found_by[cid]),
                 metadata=EvidenceMeta(
                     title=hit.title, source=hit.source or "", update_date=update, authority=hit.authority,
@@ -126,6 +135,32 @@ class Retriever:
                 ),
             ))
         return evidence, len(ranked), len(ranked) - len(chosen)
+
+
+def base_relevance(rrf: dict[str, float], base_of: dict[str, str],
+                   similarity: dict[str, float | None]) -> dict[str, float]:
+    """Each chunk's RRF over its base's best, times its base's best similarity over the best base's (in (0, 1]).
+
+    Without similarities (hits that carry no vector) every base counts as equally close to the question.
+    """
+    top_rrf: dict[str, float] = {}
+    top_sim: dict[str, float] = {}
+    for cid, fused in rrf.items():
+        base = base_of[cid]
+        top_rrf[base] = max(top_rrf.get(base, 0.0), fused)
+        if similarity.get(cid) is not None:
+            top_sim[base] = max(top_sim.get(base, 0.0), max(similarity[cid], 0.0))
+    best = max(top_sim.values(), default=0.0)
+    closeness = {base: (top_sim.get(base, 0.0) / best if best > 0 else 1.0) for base in top_rrf}
+    return {cid: fused / top_rrf[base_of[cid]] * closeness[base_of[cid]] for cid, fused in rrf.items()}
+
+
+def _cosine(question: np.ndarray | None, vector: Sequence[float] | None) -> float | None:
+    if question is None or vector is None:
+        return None
+    chunk = np.asarray(vector, dtype=np.float32)
+    norms = float(np.linalg.norm(question) * np.linalg.norm(chunk))
+    return float(np.dot(question, chunk) / norms) if norms > 0 else None
 
 
 def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:

@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -111,7 +112,11 @@ class KnowledgeBaseInfo:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A chunk returned by a search, with the score of the mode that found it (higher is better)."""
+    """A chunk returned by a search, with the score of the mode that found it (higher is better).
+
+    ``vector`` is the chunk's stored embedding, so retrieval can compare chunks from different bases and
+    modes on one scale (similarity to the question); it is left out of ``to_dict``.
+    """
 
     chunk_id: str
     doc_id: str
@@ -130,6 +135,7 @@ class SearchHit:
     series: str | None = None
     revision: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    vector: Sequence[float] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_row(cls, row: dict[str, Any], score: float, mode: str) -> "SearchHit":
@@ -139,10 +145,12 @@ class SearchHit:
             update_date=row.get("update_date"), authority=int(row["authority"]), doc_type=row.get("doc_type"),
             page=row.get("page"), position=int(row["position"]), file_name=row.get("file_name"),
             series=row.get("series"), revision=row.get("revision"), extra=json.loads(row.get("extra") or "{}"),
+            vector=row.get("vector"),
         )
 
     def to_dict(self) -> dict[str, Any]:
         data = dict(self.__dict__)
+        data.pop("vector", None)
         data["update_date"] = self.update_date or "unknown"
         return data
 

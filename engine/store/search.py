@@ -71,7 +71,7 @@ def _tune_ann(builder):
 
 
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:
-    """Run one query on one table; scores are higher-is-better in every mode."""
+    """Run one query on one table; scores are higher-is-better in every mode; hits carry their stored vector."""
     if mode not in MODES:
         raise SearchError(f"Unknown search mode {mode!r}; use one of {', '.join(MODES)}.")
     if k < 1:
@@ -91,7 +91,7 @@ def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, 
     if where:
         builder = builder.where(where, prefilter=True)
     extra = {"vector": ["_distance"], "keyword": ["_score"], "hybrid": []}[mode]
-    rows = builder.limit(k).select(META_COLUMNS + extra).to_list()
+    rows = builder.limit(k).select(META_COLUMNS + ["vector"] + extra).to_list()
     hits = []
     for row in rows:
         if mode == "vector":

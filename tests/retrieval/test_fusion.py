@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
+import numpy as np
 import pytest
 
 from engine.orchestration import Strategy
@@ -16,23 +18,32 @@ pytestmark = pytest.mark.unit
 TODAY = date(2026, 12, 2)
 
 
-def hit(cid: str, text: str = "Some text.", date_: str | None = "2025-01-01", authority: int = 3) -> SearchHit:
-    return SearchHit(chunk_id=cid, doc_id=cid.split(":")[0], knowledge_base="kb", text=text, score=1.0, mode="hybrid",
+def hit(cid: str, text: str = "Some text.", date_: str | None = "2025-01-01", authority: int = 3, kb: str = "kb",
+        vector: tuple[float, ...] | None = None) -> SearchHit:
+    return SearchHit(chunk_id=cid, doc_id=cid.split(":")[0], knowledge_base=kb, text=text, score=1.0, mode="hybrid",
                      title=cid, source="s", update_date=date_, authority=authority, doc_type="manual", page=None,
-                     position=0, file_name=f"{cid}.md")
+                     position=0, file_name=f"{cid}.md", vector=vector)
 
 
-def task(weight: float, priority: int = 0) -> RetrievalTask:
-    return RetrievalTask(query="q", search_type="hybrid", knowledge_base="kb", weight=weight, priority=priority)
+def task(weight: float, priority: int = 0, kb: str = "kb") -> RetrievalTask:
+    return RetrievalTask(query="q", search_type="hybrid", knowledge_base=kb, weight=weight, priority=priority)
 
 
-def fuse(runs, strategy=Strategy(), intent=None):
+def fuse(runs, strategy=Strategy(), intent=None, question=None):
     retriever = Retriever(store=None, today=lambda: TODAY)  # fuse() never touches the store
-    return retriever.fuse(runs, intent or Intent(action="lookup", raw_query="q"), strategy)
+    return retriever.fuse(runs, intent or Intent(action="lookup", raw_query="q"), strategy, question)
+
+
+def towards(similarity: float) -> tuple[float, float]:
+    """A unit vector whose cosine with QUESTION is ``similarity``."""
+    return (similarity, math.sqrt(1 - similarity ** 2))
+
+
+QUESTION = np.array([1.0, 0.0])
 
 
 def test_weighted_rrf_prefers_chunks_found_by_heavier_and_more_tasks():
-    strategy = Strategy(credibility=CredibilityFormula(relevance_share=1.0))
+    strategy = Strategy(credibility=CredibilityFormula(credibility_band=0.0))
     runs = [TaskRun(task(1.0), (hit("a:1"), hit("b:1")), 1.0), TaskRun(task(3.0), (hit("b:1"), hit("c:1")), 1.0)]
     evidence, candidates, dropped = fuse(runs, strategy)
     assert [e.chunk_id for e in evidence] == ["b:1", "c:1", "a:1"]
@@ -64,7 +75,7 @@ def test_recency_is_relative_to_the_time_constraint():
     assert recency(None, formula, window, TODAY) == formula.unknown_date_recency
     assert recency(TODAY, formula, None, TODAY) == 1.0
     assert credibility(1.0, 1.0, 5, TODAY, formula, None, TODAY) == 1.0
-    assert credibility(0.0, 1.0, 1, None, formula, None, TODAY) == pytest.approx(0.3 * 0.3)
+    assert credibility(0.0, 1.0, 1, None, formula, None, TODAY) == pytest.approx(0.3 * 0.5)
 
 
 def test_max_evidence_and_budget_give_more_room_to_credible_evidence():
@@ -89,3 +100,78 @@ def test_budget_helpers():
 
 def test_no_hits_gives_no_evidence():
     assert fuse([TaskRun(task(1.0), (), 1.0)]) == ([], 0, 0)
+
+
+# -- relevance dominates; credibility breaks near-ties only ------------------------------------------------
+
+
+def test_credibility_moves_a_score_by_at_most_the_band():
+    formula = CredibilityFormula(credibility_band=0.05)
+    assert formula.fuse(0.8, 0.5) == 0.8  # neutral credibility keeps the relevance
+    assert formula.fuse(0.8, 1.0) == pytest.approx(0.84) and formula.fuse(0.8, 0.0) == pytest.approx(0.76)
+    assert CredibilityFormula(credibility_band=0.0).fuse(0.8, 1.0) == 0.8
+
+
+def test_the_most_credible_evidence_cannot_overtake_clearly_more_relevant_evidence():
+    """Rank 1 of a search, undated and default authority, against ranks 8.. of authority-5 documents dated today."""
+    undated = hit("upload:1", date_=None, authority=3)
+    padding = tuple(hit(f"pad{i}:1") for i in range(1, 7))
+    official = tuple(hit(f"official{i}:1", date_=TODAY.isoformat(), authority=5) for i in range(7, 20))
+    runs = [TaskRun(task(1.0), (undated,), 1.0), TaskRun(task(1.0), padding + official, 1.0)]
+    order = [e.chunk_id for e in fuse(runs, Strategy(max_evidence=50))[0]]
+    assert all(order.index("upload:1") < order.index(f"official{i}:1") for i in range(7, 20))
+
+
+def test_unknown_dates_and_default_authority_are_neutral():
+    formula = CredibilityFormula()
+    assert recency(None, formula, None, TODAY) == 0.5
+    assert credibility(1.0, 1.0, 3, None, formula, None, TODAY) == pytest.approx(0.3 + 0.4 * 0.5 + 0.3 * 0.5)
+    upload = hit("upload:1", date_=None, authority=3)
+    evidence, _, _ = fuse([TaskRun(task(1.0), (upload,), 1.0)], Strategy(credibility=CredibilityFormula(w_task=0.0,
+                                                                                  w_authority=0.5, w_recency=0.5)))
+    assert evidence[0].credibility == 0.5 and evidence[0].score == evidence[0].scores["relevance"] == 1.0
+
+
+def test_a_base_whose_best_chunk_is_closest_to_the_question_comes_first():
+    """Each base's rank 1 ties on RRF; the base that is semantically closer to the question wins the tie,
+    however credible the other base's documents are."""
+    upload = hit("upload:1", date_=None, authority=3, kb="uploads", vector=towards(0.7))
+    official = hit("official:1", date_=TODAY.isoformat(), authority=5, kb="manuals", vector=towards(0.4))
+    runs = [TaskRun(task(1.2, kb="manuals"), (official,), 1.0), TaskRun(task(1.2, kb="uploads"), (upload,), 1.0)]
+    evidence, _, _ = fuse(runs, question=QUESTION)
+    assert [e.chunk_id for e in evidence] == ["upload:1", "official:1"]
+    assert evidence[0].scores["similarity"] == pytest.approx(0.7)
+    assert evidence[1].scores["relevance"] == pytest.approx(0.4 / 0.7, rel=1e-3)
+
+
+def test_more_tasks_on_one_base_do_not_drown_the_top_hit_of_another():
+    """The primary base gets extra tasks (time, quantity, entity fan-out); the other base's strong top hit
+    still survives into a small evidence budget."""
+    primary = tuple(hit(f"manual{i}:1", kb="manuals", vector=towards(0.6)) for i in range(8))
+    other = (hit("faq:1", kb="faq", vector=towards(0.6)), hit("faq:2", kb="faq", vector=towards(0.3)))
+    runs = [TaskRun(task(1.2, kb="manuals"), primary, 1.0), TaskRun(task(1.3, 1, kb="manuals"), primary, 1.0),
+            TaskRun(task(1.3, 2, kb="manuals"), primary, 1.0), TaskRun(task(1.2, kb="faq"), other, 1.0)]
+    evidence, _, _ = fuse(runs, Strategy(max_evidence=3), question=QUESTION)
+    assert "faq:1" in [e.chunk_id for e in evidence][:2]
+
+
+def test_without_vectors_every_base_counts_as_equally_close():
+    runs = [TaskRun(task(1.0, kb="a"), (hit("a:1", kb="a"), hit("a:2", kb="a")), 1.0),
+            TaskRun(task(1.0, kb="b"), (hit("b:1", kb="b"),), 1.0)]
+    evidence, _, _ = fuse(runs, Strategy(credibility=CredibilityFormula(credibility_band=0.0)))
+    assert {e.chunk_id: e.scores["relevance"] for e in evidence}["b:1"] == 1.0
+    assert "similarity" not in evidence[0].scores
+
+
+def test_strategies_saved_with_the_old_relevance_share_still_load():
+    old = Strategy().model_dump(mode="json")
+    old["credibility"] = {"w_task": 0.3, "w_authority": 0.4, "w_recency": 0.3, "half_life_days": 730,
+                          "unknown_date_recency": 0.3, "relevance_share": 0.6}
+    loaded = Strategy.model_validate(old).credibility
+    assert loaded.credibility_band == CredibilityFormula().credibility_band
+    assert loaded.unknown_date_recency == 0.5  # the old default penalised undated documents
+    old["credibility"] = {**old["credibility"], "relevance_share": 1.0, "unknown_date_recency": 0.2}
+    loaded = Strategy.model_validate(old).credibility
+    assert loaded.credibility_band == 0.0 and loaded.unknown_date_recency == 0.2
+    with pytest.raises(ValueError):
+        CredibilityFormula(credibility_band=0.5)
