@@ -1,8 +1,10 @@
 """Spelling: question words the knowledge bases do not contain, corrected to close words they do.
 
 Only a word that is neither in the vocabulary nor shares a stem with a word in it is
-considered, so a word that exists in the documents is never changed. Codes and numbers
-("A320", "E4027"), acronyms ("AMM"), mixed-case names and stop words are left alone.
+considered, so a word that exists in the documents is never changed. Nor is a word of the
+language (given as spaCy's vocabulary): "users" asked of documents that only say "uses" is
+a question about users, not a typo. Codes and numbers ("A320", "E4027"), acronyms ("AMM"),
+mixed-case names and stop words are left alone.
 The bounds follow LanceDB's fuzzy full-text matching (edit distance with a swap of adjacent
 letters counted as one edit, and a fixed first letter like its ``prefix_length``), tightened
 so that a nonsense word is not pulled onto a real one:
@@ -17,6 +19,7 @@ so that a nonsense word is not pulled onto a real one:
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -84,13 +87,20 @@ def _checkable(word: str) -> bool:
     return word.islower() or (word[0].isupper() and word[1:].islower())
 
 
-def best_correction(word: str, lexicon: Lexicon) -> tuple[str, int] | None:
-    """The known word ``word`` should be read as, with its distance; None when it stays as written."""
+def best_correction(
+    word: str, lexicon: Lexicon, language: Container[str] | None = None
+) -> tuple[str, int] | None:
+    """The known word ``word`` should be read as, with its distance; None when it stays as written.
+
+    ``language`` holds words that are real words even when the documents lack them (never corrected).
+    """
     budget = max_edits(word)
     if budget == 0 or not _checkable(word):
         return None
     low = word.lower()
     if low in stop_words() or low in lexicon or lexicon.has_stem(low):
+        return None
+    if language is not None and (word in language or low in language):
         return None
     for candidate, distance, _ in lexicon.neighbours(low, budget, PREFIX_LENGTH):
         if len(low) < MIN_FUZZY_LENGTH and sorted(candidate) != sorted(low):
@@ -99,8 +109,9 @@ def best_correction(word: str, lexicon: Lexicon) -> tuple[str, int] | None:
     return None
 
 
-def correct_spelling(text: str, lexicon: Lexicon | None) -> Spelling:
-    """Replace each word the lexicon does not know by its closest known word, within the bounds above."""
+def correct_spelling(text: str, lexicon: Lexicon | None, language: Container[str] | None = None) -> Spelling:
+    """Replace each word that neither the lexicon nor ``language`` knows by its closest lexicon word,
+    within the bounds above."""
     if lexicon is None or not len(lexicon):
         return Spelling(text)
     corrections: list[SpellingCorrection] = []
@@ -109,7 +120,7 @@ def correct_spelling(text: str, lexicon: Lexicon | None) -> Spelling:
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
         if word not in seen:
-            seen[word] = best_correction(word, lexicon)
+            seen[word] = best_correction(word, lexicon, language)
             if seen[word] is not None:
                 corrected, distance = seen[word]
                 corrections.append(SpellingCorrection(original=word, corrected=corrected, distance=distance))

@@ -66,7 +66,8 @@ class Perception:
 
         With a ``vocabulary`` (the searched knowledge bases' words, see ``KnowledgeBaseStore.vocabulary``),
         misspelt words are corrected first; the corrections and the corrected text are part of the intent,
-        and the rules read the corrected text.
+        and the rules read the corrected text. Words spaCy's vocabulary knows are never corrected
+        (without NER there is no such check).
         """
         if not isinstance(question, str):
             raise TypeError(f"question must be a str, not {type(question).__name__}")
@@ -74,7 +75,8 @@ class Perception:
         text = question[:MAX_QUESTION_CHARS]
         if not text.strip():
             return Intent(action="unknown", raw_query=question)
-        spelling = correct_spelling(text, vocabulary)
+        language = self._nlp.vocab.strings if self._nlp is not None else None
+        spelling = correct_spelling(text, vocabulary, language)
         reading = self._read(spelling.text, rules)
         time = reading.time[0] if reading.time else None
         return Intent(

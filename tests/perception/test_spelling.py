@@ -120,3 +120,25 @@ def test_perception_reads_the_corrected_question(vocabulary: Vocabulary) -> None
 def test_without_a_vocabulary_nothing_changes() -> None:
     assert correct_spelling("torqe axel", None).corrections == ()
     assert correct_spelling("torqe axel", Vocabulary()).text == "torqe axel"
+
+
+def test_words_of_the_language_are_not_typos_even_when_the_documents_lack_them(vocabulary: Vocabulary) -> None:
+    near = Vocabulary.from_texts(CORPUS + ["uses reads scope lines slat regulator"])
+    question = "Can free users export the regulatory scores for roads and lanes?"
+    assert corrections(question, near) != {}  # without a language, real words get pulled onto near ones
+    english = {"users", "regulatory", "scores", "roads", "lanes"}
+    assert correct_spelling(question, near, english).corrections == ()
+    assert corrections("final torqe", near) == {"torqe": "torque"}
+    assert correct_spelling("final torqe", near, english).text == "final torque"
+
+
+@pytest.mark.integration
+def test_spacy_vocabulary_guards_real_words_but_not_typos() -> None:
+    near = Vocabulary.from_texts(CORPUS + ["uses reads scope lines slat regulator"])
+    perception = Perception()
+    for question in ("Can free users export reports?", "How much was approved for roads in 2024?",
+                     "Do residents support the bike lanes?", "When do I add salt?",
+                     "Which regulatory requirements apply?"):
+        assert perception.run(question, vocabulary=near).spelling == (), question
+    intent = perception.run("What is the final torqe for the A320 main wheel axel nut?", vocabulary=near)
+    assert intent.spelling_note == "torqe → torque, axel → axle"
