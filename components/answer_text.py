@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 import streamlit as st
 
 from components.safe_text import cite, diff_html, encode, label, show, show_text
+from engine.documents.metadata import DEFAULT_AUTHORITY
 from engine.reflection.text import STOPWORDS, citations
-from engine.results import Answer, Evidence, Intent
+from engine.results import Answer, Evidence, EvidenceMeta, Intent
 
 
 # -- evidence ---------------------------------------------------------------------------------------
@@ -28,21 +29,32 @@ def query_terms(intent: Intent) -> list[str]:
     return list(dict.fromkeys([*intent.entity_texts, *found]))
 
 
+def date_label(meta: EvidenceMeta) -> str:
+    """The update date, or "date unknown" (ranked as neutral, never as old)."""
+    return meta.update_date.isoformat() if meta.update_date else "date unknown"
+
+
+def authority_label(meta: EvidenceMeta) -> str:
+    """"authority 5/5", or "authority: default (3/5)" for the default level (ranked as neutral)."""
+    return "authority: default (3/5)" if meta.authority == DEFAULT_AUTHORITY else f"authority {meta.authority}/5"
+
+
 def evidence_title(n: int, ev: Evidence) -> str:
     """The expander label for evidence number ``n`` (escaped)."""
     meta = ev.metadata
-    when = meta.update_date.isoformat() if meta.update_date else "undated"
     page = f" · p.{meta.page}" if meta.page else ""
-    return label(f"[{n}] {meta.title} · {when} · authority {meta.authority}/5 · score {ev.score:.3f}{page}", 200)
+    return label(f"[{n}] {meta.title} · {date_label(meta)} · {authority_label(meta)} · score {ev.score:.3f}{page}",
+                 200)
 
 
 def evidence_details(ev: Evidence, terms: Iterable[str] = ()) -> None:
     """Metadata line and the chunk text with ``terms`` highlighted."""
     meta = ev.metadata
+    authority = "default (3/5)" if meta.authority == DEFAULT_AUTHORITY else f"{meta.authority}/5"
     facts = [
         ("Document", meta.title), ("Knowledge base", ev.knowledge_base), ("Type", meta.doc_type or "–"),
-        ("Revision", meta.revision or "–"), ("Date", meta.update_date.isoformat() if meta.update_date else "unknown"),
-        ("Authority", f"{meta.authority}/5"), ("Page", str(meta.page) if meta.page else "–"),
+        ("Revision", meta.revision or "–"), ("Date", date_label(meta)),
+        ("Authority", authority), ("Page", str(meta.page) if meta.page else "–"),
         ("Score", f"{ev.score:.4f}"), ("Credibility", f"{ev.credibility:.3f}"),
         ("Found by", ", ".join(ev.found_by) or "–"), ("File", meta.file_name or "–"),
     ]
