@@ -66,13 +66,13 @@ class Retriever:
         if not tasks:
             raise ValueError("Retriever.run needs at least one task")
         t0 = time.perf_counter()
-        queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.raw_query})
+        queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         vectors = dict(zip(queries, self.store.embedder.encode(queries)))
         t1 = time.perf_counter()
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
             runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
         t2 = time.perf_counter()
-        evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.raw_query))
+        evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()
         timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000}
         return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings)
