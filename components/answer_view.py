@@ -10,6 +10,7 @@ import streamlit as st
 
 from components.answer_panels import render_issues, render_status, render_tasks, render_validation
 from components.answer_text import render_answers, render_evidence, render_final
+from components.answerability_view import render_answerability
 from components.intent_card import render_intent
 from components.safe_text import chart_text, label
 from engine.pipeline import STAGES
@@ -35,6 +36,9 @@ def render_answer(answer: Answer, key: str) -> None:
             render_intent(answer.intent)
         with right:
             render_tasks(answer.tasks, answer.extra.get("task_runs") or ())
+
+    with st.container(border=True):
+        render_answerability(answer.answerability)
 
     with st.container(border=True):
         render_answers(answer, key=f"{key}.answers")
@@ -110,6 +114,7 @@ STAGE_TITLES = {
     "perception": "Reading the question",
     "orchestration": "Planning retrieval",
     "retrieval": "Retrieving evidence",
+    "answerability": "Checking the evidence answers the question",
     "reflection": "Drafting and reviewing",
     "validation": "Validating",
     "replan": "Validation failed: replanning",
@@ -129,6 +134,9 @@ def describe(stage: str, info: dict[str, Any]) -> str:
     if stage == "retrieval":
         runs = info.get("runs") or ()
         return f"{len(info.get('evidence') or ())} evidence chunk(s) from {len(runs)} task run(s)"
+    if stage == "answerability" and info.get("answerability") is not None:
+        judged = info["answerability"]
+        return f"{judged.verdict}: {judged.reason}"
     if stage == "reflection":
         outcome = info.get("outcome") or {}
         return f"{outcome.get('iterations', 0)} review round(s), status {outcome.get('status', '?')}"

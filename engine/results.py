@@ -176,7 +176,7 @@ class AnswerFocus(Frozen):
 class AnswerSpan(Frozen):
     """The value in the evidence that answers the question, the sentence it stands in and its [n]."""
 
-    value: str
+    value: str = Field(description="the asked value; empty when the question asks for no value of a recognisable type")
     sentence: str
     evidence: int = Field(ge=1, description="1-based position in Answer.evidence")
     chunk_id: str = ""

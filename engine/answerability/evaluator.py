@@ -19,15 +19,16 @@ the documents do not answer the question: the pipeline refuses and shows the clo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from engine.answerability.question import QuestionFocus, analyse
 from engine.answerability.spans import prime, typed_values
-from engine.reflection.focus import codes_in, names
+from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.support import VectorCache
 from engine.reflection.text import STOPWORDS, normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
@@ -43,8 +44,22 @@ SENTENCE_CLEAR = 0.45
 """A best-sentence fit at or above this, with a typed value, makes the evidence answer the question."""
 SIMILARITY_MIN = 0.25
 """Cosine similarity (all-MiniLM-L6-v2) below which a sentence is unrelated to the question."""
-FIT_WEIGHTS = (0.5, 0.35, 0.15)
-"""How a sentence's fit is blended: similarity to the question, attribute words it holds, subject named."""
+FIT_WEIGHTS = (0.45, 0.3, 0.1, 0.15)
+"""How a sentence's fit is blended: similarity to the question, attribute words it holds, subject named,
+and its evidence's fused retrieval score (relevance with credibility as tie-break)."""
+STRONG_SIMILARITY = 0.55
+"""A sentence this similar to the question, with every subject found, speaks to it even if the question's
+wording differs ("Summarise the changes introduced by Rev 12" against "Rev 12 changes: ...")."""
+BRIDGE_CREDIT = 0.8
+"""Subject credit of a sentence in a bridge chunk (one hop from the subject; see ``_bridges``)."""
+BRIDGE_MIN_CHARS = 4
+"""Shorter titles are too generic to link two documents."""
+_TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+PHRASE_FUZZ_MIN = 90
+"""rapidfuzz partial_ratio (0-100) at which a subject phrase counts as written in a chunk despite a typo or two;
+the words must stand together ("Cry Wolf" does not name "Never Cry Wolf")."""
+PHRASE_FUZZ_MIN_CHARS = 8
+"""Shorter subjects must be written exactly: one wrong letter in a short name is another name."""
 CLOSEST = 3
 """Documents listed with a refusal."""
 
@@ -110,7 +125,7 @@ class AnswerabilityEvaluator:
         attr_hits = [a for a in focus.attribute if any(fuzzy_in(a, c.stems) for c in chunks)]
         attr_cov = len(attr_hits) / len(focus.attribute) if focus.attribute else 1.0
         missing_attr = [w for a, w in zip(focus.attribute, focus.attribute_words) if a not in attr_hits]
-        fits = self._fits(question, focus, chunks)
+        fits = self._fits(question, focus, chunks, intent)
         best = fits[0] if fits else None
         typed = next((f for f in fits if f.values), None) if focus.specific else best
         signals = {
@@ -122,9 +137,11 @@ class AnswerabilityEvaluator:
         }
         span = None
         if typed is not None and typed.values:
-            item = evidence[typed.chunk - 1]
             span = AnswerSpan(value=typed.values[0], sentence=typed.sentence, evidence=typed.chunk,
-                              chunk_id=item.chunk_id)
+                              chunk_id=evidence[typed.chunk - 1].chunk_id)
+        elif best is not None and not focus.specific:  # no value to pick out: the best sentence is the answer
+            span = AnswerSpan(value="", sentence=best.sentence, evidence=best.chunk,
+                              chunk_id=evidence[best.chunk - 1].chunk_id)
         base = dict(focus=shown, signals=signals, closest=closest, span=span,
                     best_evidence=tuple(evidence[f.chunk - 1].chunk_id for f in fits[:3]))
         asked = focus.describe()
@@ -133,7 +150,8 @@ class AnswerabilityEvaluator:
             names_ = ", ".join(repr(s) for s in missing_subjects)
             return Answerability(verdict="unanswerable", missing=tuple(missing_subjects), **base,
                                  reason=f"No retrieved document mentions {names_}, which the question is about.")
-        if attr_cov < ATTRIBUTE_MIN:
+        strong = best is not None and best.similarity >= STRONG_SIMILARITY and bool(focus.subjects)
+        if attr_cov < ATTRIBUTE_MIN and not strong:
             what = " ".join(missing_attr)
             about = f" about {', '.join(repr(s) for s in focus.subjects)}" if focus.subjects else ""
             return Answerability(verdict="unanswerable", missing=tuple(missing_attr), **base,
@@ -148,7 +166,7 @@ class AnswerabilityEvaluator:
         if attr_cov >= ATTRIBUTE_CLEAR and chosen.score >= SENTENCE_CLEAR:
             return Answerability(verdict="answerable", **base,
                                  reason=f"Evidence [{chosen.chunk}] states {asked}.")
-        weak = [w for w in missing_attr] or []
+        weak = list(missing_attr)
         detail = f"; '{' '.join(weak)}' is not found" if weak else ""
         return Answerability(verdict="ambiguous", missing=tuple(weak), **base,
                              reason=f"The evidence only partly matches the question (best fit {chosen.score:.2f}"
@@ -165,8 +183,10 @@ class AnswerabilityEvaluator:
                 missing.append(subject)
         return found, missing
 
-    def _fits(self, question: str, focus: QuestionFocus, chunks: list[_Chunk]) -> list[_Fit]:
-        rows = [(c, s) for c in chunks for s in c.sentences]
+    def _fits(self, question: str, focus: QuestionFocus, chunks: list[_Chunk], intent: Intent) -> list[_Fit]:
+        """Sentences ranked by fit; those of a superseded revision only when the question asks for it."""
+        current = [c for c in chunks if not _superseded(c, chunks, question, intent)]
+        rows = [(c, s) for c in current for s in c.sentences]
         if not rows:
             return []
         vectors = self.cache.encode([question] + [s for _, s in rows])
@@ -174,6 +194,7 @@ class AnswerabilityEvaluator:
         if focus.answer_type in ("person", "place", "organisation", "date"):
             prime([s for _, s in rows])
         wanted = set(focus.attribute)
+        bridged = _bridges(current, focus)
         fits: list[_Fit] = []
         for (chunk, sentence), sim in zip(rows, sims):
             own = {stem(w) for w in words(sentence)}
@@ -181,11 +202,49 @@ class AnswerabilityEvaluator:
             title = chunk.evidence.metadata.title
             subj = (sum(1 for s in focus.subjects if _names_in(sentence, s) or _names_in(title, s))
                     / len(focus.subjects)) if focus.subjects else 0.0
-            score = FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
-            values = tuple(typed_values(sentence, focus.answer_type, question)) if focus.specific else ()
+            if chunk.number in bridged:
+                subj = max(subj, BRIDGE_CREDIT)
+            score = (FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
+                     + FIT_WEIGHTS[3] * min(max(chunk.evidence.score, 0.0), 1.0))
+            values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
+                if focus.specific else ()
             fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values))
         fits.sort(key=lambda f: (-f.score, f.chunk))
         return fits
+
+
+def _bridges(chunks: list[_Chunk], focus: QuestionFocus) -> set[int]:
+    """Chunks one hop from the question: their document's title is named in a chunk that names a subject.
+
+    "In Love and War ... is based on the true story of James Stockdale" makes the chunk titled
+    "James Stockdale" a bridge; its sentences then count as about the question's subject.
+    """
+    if not focus.subjects:
+        return set()
+    first = [c for c in chunks if any(_mentions(c, s) for s in focus.subjects)]
+    out: set[int] = set()
+    for chunk in chunks:
+        if chunk in first:
+            continue
+        name = normalise_phrase(_TITLE_QUALIFIER.sub("", chunk.evidence.metadata.title))
+        if len(name) >= BRIDGE_MIN_CHARS and any(f" {name} " in c.body for c in first if c.number != chunk.number):
+            out.add(chunk.number)
+    return out
+
+
+def _superseded(chunk: _Chunk, chunks: list[_Chunk], question: str, intent: Intent) -> bool:
+    """Out of scope by revision: a newer one of its series was retrieved and the question does not ask for this
+    one, or the question asks for another (older) revision of the series."""
+    meta = chunk.evidence.metadata
+    if not meta.series or not meta.update_date:
+        return False
+    series = [c.evidence.metadata for c in chunks if c.evidence.metadata.series == meta.series
+              and c.evidence.metadata.update_date]
+    newest = max(m.update_date for m in series)
+    asked = [m for m in series if m.update_date < newest and asks_for(question, m, intent, newest)]
+    if asked:
+        return all(m.update_date != meta.update_date for m in asked)
+    return meta.update_date < newest
 
 
 def _chunk(number: int, item: Evidence) -> _Chunk:
@@ -205,8 +264,9 @@ def _mentions(chunk: _Chunk, subject: str) -> bool:
         return True
     if codes_in(subject):
         return all(names(chunk.body, code) for code in codes_in(subject))
-    tokens = [t for t in key.split() if t not in STOPWORDS and len(t) > 1]
-    return bool(tokens) and all(fuzzy_in(t, chunk.raw) for t in tokens)
+    if len(key) < PHRASE_FUZZ_MIN_CHARS:
+        return False
+    return fuzz.partial_ratio(key, chunk.body, score_cutoff=PHRASE_FUZZ_MIN) > 0
 
 
 def _names_in(text: str, subject: str) -> bool:
@@ -218,7 +278,9 @@ def refusal_text(result: Answerability, searched: Sequence[str]) -> str:
     """The message shown instead of an answer: why, what was searched, and the closest documents."""
     where = ", ".join(dict.fromkeys(searched)) or "the knowledge bases"
     closest = "; ".join(f"'{t}'" for t in result.closest) or "none"
-    return (f"I can't answer this from the documents: {result.reason} Searched: {where}. "
+    lead = "I can't answer this from the documents" if result.verdict == "unanswerable" else \
+        "I can't answer this reliably from the documents"
+    return (f"{lead}: {result.reason} Searched: {where}. "
             f"Closest documents: {closest}.")
 
 

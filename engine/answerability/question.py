@@ -22,13 +22,16 @@ AnswerType = str
 
 # Expected answer types by the wording of the question, tried in order (first match wins).
 _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
-    ("date", r"\bwhen\b|\b(?:what|which|in what|in which)\s+(?:year|years|date|month|day|decade|century)\b"
+    ("choice", r"\b(?:which|who)\b[^?]*\b(?:first|earlier|older|younger|larger|bigger|smaller|more|less|"
+               r"higher|lower|longer|shorter)\b[^?]*\bor\b|\b(?:first|earlier)\b[^?]*\bor\b|\b(?:which|who)\s+"
+               r"(?:\w+\s+){0,3}(?:is|was|are|were)\b[^?]*,\s*[^?]*\bor\b"),
+    ("date", r"^\W*when\b|\bwhen\W*$|\b(?:what|which|in what|in which)\s+(?:year|years|date|month|day|decade|century)\b"
              r"|\bhow long ago\b|\bsince when\b"),
     ("number", r"\bhow\s+(?:much|many|long|often|far|high|low|old|big|large|heavy|fast|tall|deep|wide)\b"
                r"|\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:number|amount|total|count|percentage|rate)\b"),
-    ("person", r"\bwho(?:m|se)?\b|\b(?:what|which)\s+(?:person|man|woman|actor|actress|author|writer|singer|"
+    ("person", r"^\W*(?:\w+\s+)?who(?:m|se)?\b|\bwho(?:m|se)?\W*$|\b(?:what|which)\s+(?:person|man|woman|actor|actress|author|writer|singer|"
                r"player|director|producer|artist|musician|president|founder|inventor|engineer|officer|chief)\b"),
-    ("place", r"\bwhere\b|\b(?:what|which|in what|in which)\s+(?:city|town|country|state|county|province|"
+    ("place", r"^\W*(?:\w+\s+)?where\b|\bwhere\W*$|\b(?:what|which|in what|in which)\s+(?:city|town|country|state|county|province|"
               r"region|place|location|continent|island|village|district)\b"),
     ("organisation", r"\b(?:what|which)\s+(?:company|organi[sz]ation|firm|agency|label|network|band|team|club|"
                      r"university|school|manufacturer|publisher|airline|operator|group)\b"),
@@ -36,10 +39,11 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
     ("procedure", r"\bhow\s+(?:do|can|should|would|must|to)\b|\bwhat\s+(?:are\s+)?the\s+steps\b|\bprocedure\b"),
     ("definition", r"\bwhat\s+(?:does|do|did)\b[^?]*\bmean\b|\bmeaning\s+of\b|\bdefin(?:e|ition)\b|"
                    r"^\W*what\s+(?:is|are)\s+(?:a|an)\s+\w+\W*$"),
-    ("choice", r"\b(?:which|who)\b[^?]*\b(?:first|earlier|older|younger|larger|bigger|smaller|more|less|"
-               r"higher|lower|longer|shorter)\b[^?]*\bor\b|\b(?:first|earlier)\b[^?]*\bor\b"),
     ("yes_no", r"^\W*(?:is|are|was|were|does|do|did|can|could|should|must|may|has|have|had|will|would)\b"),
 ))
+_ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|part\s+numbers?|p/n|references?|"
+                        r"identifiers?|ids?|versions?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
+                        r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
 _CHOICE_FIRST = re.compile(r"\bor\b", re.IGNORECASE)
 
 # Words that frame a question but say nothing about what is asked.
@@ -49,6 +53,10 @@ QUESTION_WORDS = frozenset({
     "said", "mention", "mentioned", "state", "stated", "find", "show", "does", "did", "doe", "answer",
     "question", "information", "info", "detail", "details", "kind", "type", "sort", "exactly", "specific",
     "current", "currently", "latest", "new", "newest", "recent", "old", "value", "both",
+    # the action a question asks for, not what it asks about
+    "summarise", "summarize", "summary", "summarised", "summarized", "overview", "outline", "compare",
+    "comparison", "compared", "difference", "differences", "differ", "list", "describe", "explain", "refer",
+    "refers", "relate", "relates", "related", "mean", "means", "meaning",
 })
 # Entity labels that describe rather than name a subject ("American", "two", "2019"): never required.
 WEAK_LABELS = frozenset({"NORP", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME", "LANGUAGE"})
@@ -81,16 +89,47 @@ class QuestionFocus:
         return " ".join(parts)
 
 
+_WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
+_LEADS = frozenset({"in", "by", "for", "from", "to", "with", "at", "on", "of", "under", "during", "since", "until",
+                    "and", "but", "so", "then", "or"})
+_VERBS_AFTER_WHICH = re.compile(r"^which\s+(?:is|are|was|were|has|have|had|can|could|will|would|did|does)\b",
+                                re.IGNORECASE)
+
+
+def interrogative(question: str) -> str:
+    """The question from its asking wh-word on ("... was produced by a man born in what year?" -> "what year?").
+
+    A wh-word asks when it opens the question (after a preposition or conjunction at most), comes
+    at its end ("created by who?"), or is "what"/"which" before a noun; "the actor who starred",
+    "when he released" and "the band which was formed" are relative clauses, not the question.
+    """
+    tokens = list(re.finditer(r"[\w'’-]+|[?,;]", question))
+    for index, token in enumerate(tokens):
+        word = token.group(0).lower()
+        if not _WH.fullmatch(word):
+            continue
+        before = [t.group(0).lower() for t in tokens[:index] if t.group(0) not in "?,;"]
+        rest = question[token.start():]
+        opening = not before or all(b in _LEADS for b in before) or tokens[index - 1].group(0) in ",;"
+        closing = len([t for t in tokens[index + 1:] if t.group(0) not in "?,;"]) <= 2
+        determiner = word in ("what", "which") and not _VERBS_AFTER_WHICH.match(rest)
+        if opening or closing or determiner:
+            return rest
+    return question
+
+
 def answer_type(question: str, intent: Intent | None = None) -> AnswerType:
     """The kind of answer ``question`` expects."""
+    asking = interrogative(question)
     for kind, pattern in _TYPE_RULES:
-        if pattern.search(question):
+        text = question if kind in ("choice", "yes_no") else asking
+        if pattern.search(text):
             if kind == "choice" and not _CHOICE_FIRST.search(question):
                 continue
             return kind
-    if intent is not None and asks_quantity(question, intent):
+    if intent is not None and asks_quantity(asking, intent):
         return "number"
-    if re.search(r"\b(?:which|what)\b", question, re.IGNORECASE) and codes_in(question):
+    if _ASKS_CODE.search(asking):
         return "code"
     return "other"
 
@@ -127,22 +166,35 @@ def _subjects(question: str, intent: Intent) -> list[str]:
     found.extend(m.group(1).strip() for m in _QUOTED.finditer(question))
     found.extend(sorted(codes_in(question), key=lambda c: question.lower().find(c)))
     for match in _PROPER_RUN.finditer(question):
-        phrase = _trim_run(match.group(0))
-        start = match.start() + match.group(0).find(phrase) if phrase else match.start()
-        if not phrase or start == _first_word_start(question):
-            continue  # "What ..." / "Which ...": a capitalised first word is not a name
+        run = match.group(0)
+        if match.start() == _first_word_start(question):
+            run = run.split(" ", 1)[1] if " " in run else ""  # "What ...", "Both X": a capitalised first word
+        phrase = _trim_run(run)
+        if not phrase:
+            continue
         if phrase.lower() in QUESTION_WORDS or phrase.lower() in STOPWORDS:
             continue
         found.append(phrase)
+    found = [part for phrase in found for part in _split_names(phrase)]
     out: list[str] = []
     for phrase in found:
         key = normalise_phrase(phrase)
-        if not key or any(key == normalise_phrase(o) for o in out):
+        if len(key.replace(" ", "")) < 2 or any(key == normalise_phrase(o) for o in out):
             continue
         out.append(phrase)
     # A phrase inside a longer one ("Williams" in "Audrey Williams") adds nothing.
     keys = [normalise_phrase(p) for p in out]
     return [p for p, k in zip(out, keys) if not any(k != o and f" {k} " in f" {o} " for o in keys)]
+
+
+def _split_names(phrase: str) -> list[str]:
+    """"E. B. White and Dan Masterson" -> both names; "Arts and Letters" (lower-case or one-word side) stays whole."""
+    parts = re.split(r"\s+(?:and|or|&|vs\.?|versus)\s+", phrase)
+    if len(parts) > 1 and all(len(p.split()) >= 2 and p[:1].isupper() for p in parts):
+        return [p.strip() for p in parts]
+    if len(parts) > 1 and re.search(r"\s+or\s+", phrase):
+        return [p.strip() for p in parts if p.strip()]
+    return [phrase]
 
 
 def _trim_run(text: str) -> str:

@@ -25,6 +25,7 @@ _MONTH_DATE = re.compile(
     r"\b(?:\d{1,2}\s+)?(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+\d{1,2})?,?\s+\d{4}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
+_COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
 _MAX_NER_CHARS = 600
 """Longest sentence sent to NER; longer units are tables or run-on text where names are unreliable."""
 
@@ -63,21 +64,29 @@ def entities(sentence: str) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def typed_values(sentence: str, answer_type: str, question: str) -> list[str]:
-    """Values of ``answer_type`` in ``sentence`` that the question does not already state, in reading order."""
+def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[str] = ()) -> list[str]:
+    """Values of ``answer_type`` in ``sentence`` that the question does not already state.
+
+    Ordered by closeness to the words in ``near`` (stems of the asked attribute: the value next
+    to "final torque" is the torque), then in reading order.
+    """
     asked = f" {normalise_phrase(question)} "
-    out: list[str] = []
+    found: list[tuple[str, int]] = []
 
     def add(value: str) -> None:
         value = value.strip(" ,.;:()[]\"'")
         key = normalise_phrase(value)
-        if key and f" {key} " not in asked and value not in out:
-            out.append(value)
+        if key and f" {key} " not in asked and value not in [v for v, _ in found]:
+            at = sentence.find(value)
+            found.append((value, at if at >= 0 else len(sentence)))
 
     if answer_type == "number":
+        counts = bool(_COUNT.search(question))
         for figure in figures(sentence):
-            if not _YEAR.fullmatch(figure.text):
-                add(figure.text)
+            yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
+            if yearlike or not (figure.unit or counts):
+                continue  # a year is not a quantity; a bare number answers "how many", not "what is the torque"
+            add(figure.text)
     elif answer_type == "date":
         for match in _MONTH_DATE.finditer(sentence):
             add(match.group(0))
@@ -94,4 +103,15 @@ def typed_values(sentence: str, answer_type: str, question: str) -> list[str]:
         for text, label in entities(sentence):
             if label in _NER_TYPES[answer_type]:
                 add(text)
-    return out
+    anchors = _anchors(sentence, near)
+    if anchors:
+        found.sort(key=lambda item: (min(abs(item[1] - a) for a in anchors), item[1]))
+    return [value for value, _ in found]
+
+
+def _anchors(sentence: str, near: Sequence[str]) -> list[int]:
+    """Character offsets of the words of ``sentence`` whose stem is in ``near``."""
+    from engine.reflection.text import stem
+
+    wanted = set(near)
+    return [m.start() for m in re.finditer(r"[A-Za-z][\w-]*", sentence) if stem(m.group(0).lower()) in wanted]

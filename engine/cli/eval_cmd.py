@@ -39,6 +39,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     q.add_argument("--out", default=None, help="write one row per question to this JSONL file")
     q.add_argument("--provider", default="offline", help="'offline' (default) or 'anthropic[:model]'")
     q.add_argument("--no-reflection", action="store_true", help="draft only, no review loop")
+    q.add_argument("--when-ambiguous", choices=("caveat", "refuse"), default="caveat",
+                   help="partly answering evidence: answer with a caveat (default) or refuse")
     q.set_defaults(handler=cmd_eval_qa)
 
 
@@ -87,7 +89,8 @@ def cmd_eval_qa(args) -> int:
     from engine.evaluation.qa import METRIC_KEYS, evaluate_qa
     from engine.pipeline import AskOptions
 
-    options = AskOptions(provider=args.provider, reflection=not args.no_reflection)
+    options = AskOptions(provider=args.provider, reflection=not args.no_reflection,
+                         when_ambiguous=args.when_ambiguous)
     quiet = args.json or not sys.stderr.isatty()
     progress = None if quiet else (lambda n, total: print(f"\r{n}/{total}", end="", file=sys.stderr, flush=True))
     report = evaluate_qa(args.questions, corpus=args.corpus, k=args.k, settings=settings_from(args),

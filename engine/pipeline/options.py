@@ -23,6 +23,10 @@ class AskOptions(BaseModel):
     strategy_version: str | None = Field(default=None, description="None: the active version")
     validation_retries: int = Field(default=1, ge=0, le=3)
     rollout_bucket: str | None = Field(default=None, description="set by experiments: which arm this run was in")
+    when_ambiguous: Literal["caveat", "refuse"] = Field(
+        default="caveat",
+        description="when the evidence only partly answers the question: answer with the caveat stated, or refuse",
+    )
     previous_question: str | None = Field(
         default=None, max_length=5000,
         description="the question asked just before in this session; a follow-up such as 'And on the 737?' is "

@@ -9,12 +9,13 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from engine.config import Settings
-from engine.errors import EngineError, KnowledgeBaseError
+from engine.answerability import AnswerabilityEvaluator, refusal_text
+from engine.errors import EngineError, KnowledgeBaseError, SearchError
 from engine.orchestration import StrategyRouter, StrategyStore
 from engine.orchestration.strategy import Strategy
 from engine.perception.followup import resolve_followup
 from engine.pipeline.options import AskOptions
-from engine.pipeline.replan import adjust_plan
+from engine.pipeline.replan import adjust_plan, widen
 from engine.results import Answer, Intent, Validation
 from engine.retrieval import Retriever
 from engine.retrieval.retriever import RetrievalResult, task_label
@@ -22,7 +23,7 @@ from engine.store import KnowledgeBaseStore
 from engine.tracing import RecordingTracer, TraceStore
 
 Progress = Callable[[str, dict[str, Any]], None]
-STAGES = ("perception", "orchestration", "retrieval", "reflection", "validation")
+STAGES = ("perception", "orchestration", "retrieval", "answerability", "reflection", "validation")
 
 
 class Pipeline:
@@ -31,7 +32,7 @@ class Pipeline:
     def __init__(
         self, settings: Settings, store: KnowledgeBaseStore | None = None, *, perception=None,
         strategies: StrategyStore | None = None, traces: TraceStore | None = None, retriever: Retriever | None = None,
-        reflection_factory: Callable[..., Any] | None = None, validator=None, provider=None,
+        reflection_factory: Callable[..., Any] | None = None, validator=None, provider=None, answerability=None,
         today: Callable[[], date] = date.today,
     ) -> None:
         self.settings = settings
@@ -53,6 +54,8 @@ class Pipeline:
         self.reflection_factory = reflection_factory
         self.validator = validator
         self.provider = provider  # an explicit Provider object (tests: ScriptedProvider)
+        self.answerability = answerability or AnswerabilityEvaluator(model_name=settings.embedding_model)
+        self.fixed_strategy: tuple[str, Strategy] | None = None  # (label, strategy) used instead of the store's
 
     # -- helpers --------------------------------------------------------------
     def _provider_id(self, options: AskOptions) -> str:
@@ -106,8 +109,12 @@ class Pipeline:
         notify("perception", {"intent": intent})
 
         with tracer.span("orchestration"):
-            version, strategy = (options.strategy_version, self.strategies.load(options.strategy_version)) \
-                if options.strategy_version else self.strategies.active()
+            if self.fixed_strategy is not None and not options.strategy_version:
+                version, strategy = self.fixed_strategy
+            elif options.strategy_version:
+                version, strategy = options.strategy_version, self.strategies.load(options.strategy_version)
+            else:
+                version, strategy = self.strategies.active()
             state["strategy_version"] = version
             bases = list(options.knowledge_bases or self.store.knowledge_base_names())
             if not bases:
@@ -126,14 +133,38 @@ class Pipeline:
         loop = self._reflection(options, provider_id)
         provider_id = state["provider"] = loop.provider_label(provider_id)  # the models actually called
         attempts: list[dict[str, Any]] = []
+        widened = False
+        understood = intent.corrected_query or question  # with misspellings corrected
         while True:
             with tracer.span("retrieval"):
                 retrieved = self.retriever.run(tasks, intent, strategy)
             state["evidence"] = retrieved.evidence
             notify("retrieval", {"evidence": retrieved.evidence, "runs": retrieved.runs})
+            failed = [r.error for r in retrieved.runs if r.error]
+            if failed and len(failed) == len(retrieved.runs):
+                raise SearchError(f"Every retrieval task failed, e.g. {failed[0]}; check the knowledge bases.")
+
+            with tracer.span("answerability"):
+                judged = self.answerability.run(understood, intent, retrieved.evidence)
+            state["answerability"] = judged
+            notify("answerability", {"answerability": judged})
+            if judged.verdict == "unanswerable" and not widened:
+                widened = True  # one wider search before refusing: more candidates per task, more evidence
+                with tracer.span("orchestration"):
+                    tasks, strategy = widen(tasks, strategy)
+                attempts.append({"tasks": len(tasks), "evidence": [e.chunk_id for e in retrieved.evidence],
+                                 "valid": False, "issues": [judged.reason], "status": "unanswerable",
+                                 "changes": ["k doubled per task and evidence limit raised before refusing"]})
+                state["tasks"] = tasks
+                notify("replan", {"changes": attempts[-1]["changes"], "tasks": tasks})
+                continue
 
             with tracer.span("reflection"):
-                outcome = self._reflect(loop, question, retrieved, intent, options)
+                if judged.verdict == "unanswerable" or (judged.verdict == "ambiguous"
+                                                        and options.when_ambiguous == "refuse"):
+                    outcome = _refusal(refusal_text(judged, [t.knowledge_base for t in tasks]))
+                else:
+                    outcome = self._reflect(loop, understood, retrieved, intent, options)
             state["outcome"] = outcome
             notify("reflection", {"outcome": outcome})
 
@@ -141,7 +172,8 @@ class Pipeline:
                 validation = self.validator.run(outcome["candidate"], retrieved.evidence, intent)
             notify("validation", {"validation": validation})
             attempts.append(self._attempt_record(tasks, retrieved, validation, outcome))
-            if validation.is_valid or outcome["status"] == "refused" or len(attempts) > options.validation_retries:
+            retries = sum(1 for a in attempts if a["status"] != "unanswerable")
+            if validation.is_valid or outcome["status"] == "refused" or retries > options.validation_retries:
                 break
             with tracer.span("orchestration"):
                 tasks, strategy, changes = adjust_plan(tasks, validation, intent, strategy)
@@ -155,9 +187,12 @@ class Pipeline:
             problems = "; ".join(i.message.rstrip(". ") for i in validation.issues[:3])
             final = (f"I could not verify this answer against the documents: {problems}. "
                      "The unverified answer is kept in the trace.")
+        elif status == "success" and judged.verdict == "ambiguous":
+            final = f"{final}\n\nCaveat: {judged.reason}"
         return Answer(
             question=question, intent=intent, tasks=tuple(tasks), evidence=retrieved.evidence, draft=outcome["draft"],
             reviews=outcome["reviews"], revised=outcome["revised"], final=final, validation=validation, status=status,
+            answerability=judged,
             iterations=outcome["iterations"], timings=self._timings(tracer, state, outcome),
             trace_id=state["trace_id"], provider=provider_id, strategy_version=state["strategy_version"],
             extra={"reflection": options.reflection, "mode": options.mode, "attempts": attempts,
@@ -211,6 +246,7 @@ class Pipeline:
             question=state["question"] or "", intent=intent, tasks=tuple(state.get("tasks", ())),
             evidence=tuple(state.get("evidence", ())), draft=outcome.get("draft", ""),
             reviews=outcome.get("reviews", ()), revised=outcome.get("revised", ""), final=message, status="failure",
+            answerability=state.get("answerability"),
             iterations=outcome.get("iterations", 0), timings=self._timings(tracer, state, outcome),
             trace_id=state["trace_id"], provider=state.get("provider", ""),
             strategy_version=state.get("strategy_version", ""),
@@ -222,6 +258,12 @@ class Pipeline:
         payload = answer.model_dump(mode="json")
         payload["created_at"] = state["created_at"]
         return payload
+
+
+def _refusal(message: str) -> dict[str, Any]:
+    """The reflection outcome for a question the evidence does not answer: nothing drafted."""
+    return {"draft": "", "reviews": (), "revised": "", "final": message, "candidate": "", "status": "refused",
+            "iterations": 0, "rounds": [], "refusal_reason": message, "timings": {}}
 
 
 _NO_EVIDENCE = "I found no evidence in the knowledge bases for this question, so I cannot answer it."

@@ -49,3 +49,9 @@ def adjust_plan(
         updates["max_evidence"] = min(strategy.max_evidence + 4, 50)
         changes.append("k doubled per task and evidence limit raised by 4")
     return sorted(new_tasks, key=lambda t: t.priority), strategy.model_copy(update=updates), changes
+
+
+def widen(tasks: Sequence[RetrievalTask], strategy: Strategy) -> tuple[list[RetrievalTask], Strategy]:
+    """The same plan searching deeper: k doubled per task and room for more evidence."""
+    wider = [t.model_copy(update={"top_k": min(t.top_k * 2, 200)}) for t in tasks]
+    return wider, strategy.model_copy(update={"max_evidence": min(strategy.max_evidence + 4, 50)})

@@ -141,7 +141,26 @@ class OfflineGenerator:
             if candidate.score >= floor and (not focus or candidate.share > 0):
                 self._add(candidate, chosen, index)
         wanted = set(content_words(question))
-        return " ".join(c.quote(wanted) for c in chosen) or NO_ANSWER
+        body = [c.quote(wanted) for c in chosen]
+        return " ".join(self._lead(question, evidence, intent, body) + body) or NO_ANSWER
+
+    def _lead(self, question: str, evidence: Sequence[Evidence], intent: Intent, body: list[str]) -> list[str]:
+        """The asked value first (with its subject and citation), then the sentence it stands in if not chosen."""
+        from engine.answerability import AnswerabilityEvaluator
+        from engine.answerability.lead import lead_sentence
+
+        judged = AnswerabilityEvaluator(self.cache).run(question, intent, evidence)
+        span = judged.span
+        if span is None or judged.verdict == "unanswerable":
+            return []
+        out = [lead_sentence(question, span, judged.focus.subjects)] if span.value else []
+        source = with_citation(span.sentence, [span.evidence])
+        if not any(strip_citations(source) == strip_citations(b) for b in body):
+            out.append(source)
+        elif not span.value:
+            body.remove(next(b for b in body if strip_citations(source) == strip_citations(b)))
+            out.append(source)  # the best sentence leads
+        return out
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
         """Apply ``review``: corrections, drop unsupported sentences, re-cite to supporting evidence.

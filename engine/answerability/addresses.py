@@ -1,0 +1,43 @@
+"""Does an answer address the question? The reviewer's check that the asked value and subject are stated.
+
+An extractive answer is trivially faithful to its evidence; that says nothing about whether it
+answers. This check asks two things of the answer text: that it states a value of the expected
+type ("how much" -> a number with a unit, "when" -> a date, "who" -> a name), and that it names
+each subject of the question (itself, or through the title of the evidence it cites).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.answerability.question import QuestionFocus, analyse
+from engine.answerability.spans import typed_values
+from engine.reflection.text import citations, mentions, split_sentences, strip_citations
+from engine.results import Evidence, Intent
+
+
+def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent: Intent | None = None,
+                focus: QuestionFocus | None = None) -> list[str]:
+    """Why ``answer`` does not answer ``question`` (empty when it does); one reason per gap."""
+    if focus is None:
+        if intent is None:
+            from engine.perception import get_perception
+
+            intent = get_perception().run(question)
+        focus = analyse(question, intent)
+    sentences = [s for s in split_sentences(answer) if strip_citations(s).strip()]
+    if not sentences:
+        return ["The answer is empty."]
+    reasons: list[str] = []
+    if focus.specific:
+        stated = any(typed_values(strip_citations(s), focus.answer_type, question, focus.attribute) for s in sentences)
+        if not stated:
+            reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
+    cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
+    body = " ".join(strip_citations(s) for s in sentences)
+    missing = [s for s in focus.subjects
+               if not mentions(body, s) and not any(mentions(title, s) for title in cited_titles)]
+    if missing and len(missing) == len(focus.subjects):
+        names = ", ".join(repr(m) for m in missing)
+        reasons.append(f"The answer does not mention {names}, which the question is about.")
+    return reasons
