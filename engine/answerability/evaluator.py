@@ -264,6 +264,8 @@ def _mentions(chunk: _Chunk, subject: str) -> bool:
         return True
     if codes_in(subject):
         return all(names(chunk.body, code) for code in codes_in(subject))
+    if " " not in key:
+        return fuzzy_in(key, chunk.raw)  # one word: the same typo tolerance as any other word
     if len(key) < PHRASE_FUZZ_MIN_CHARS:
         return False
     return fuzz.partial_ratio(key, chunk.body, score_cutoff=PHRASE_FUZZ_MIN) > 0

@@ -160,17 +160,25 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
 def _subjects(question: str, intent: Intent) -> list[str]:
     """Named things the evidence must mention: entities, codes, quoted titles and capitalised names."""
     found: list[str] = []
+    weak = {e.text.strip() for e in intent.entities if e.label in WEAK_LABELS}
+    source = normalise_phrase(intent.constraints.source or "")
     for entity in intent.entities:
-        if entity.label not in WEAK_LABELS:
-            found.append(entity.text.strip())
+        text = entity.text.strip()
+        if entity.label in WEAK_LABELS or not re.search(r"[A-Z0-9]", text):
+            continue  # a description, or a lower-case phrase the tagger took for a name ("wheel axle")
+        found.append(text)
     found.extend(m.group(1).strip() for m in _QUOTED.finditer(question))
     found.extend(sorted(codes_in(question), key=lambda c: question.lower().find(c)))
     for match in _PROPER_RUN.finditer(question):
         run = match.group(0)
-        if match.start() == _first_word_start(question):
-            run = run.split(" ", 1)[1] if " " in run else ""  # "What ...", "Both X": a capitalised first word
+        if re.search(r"(?:^|[.?!:;]\s+)\W*$", question[: match.start()]):
+            first, _, rest = run.partition(" ")
+            if first.lower() in STOPWORDS or first.lower() in QUESTION_WORDS:
+                run = rest  # "What ...", "Both X": the word opening a sentence is not part of a name
         phrase = _trim_run(run)
-        if not phrase:
+        for word in weak:  # "American A320": the nationality describes the subject, it is not its name
+            phrase = re.sub(rf"^{re.escape(word)}\s+|\s+{re.escape(word)}$", "", phrase)
+        if not phrase or phrase in weak:
             continue
         if phrase.lower() in QUESTION_WORDS or phrase.lower() in STOPWORDS:
             continue
@@ -182,6 +190,8 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         if len(key.replace(" ", "")) < 2 or any(key == normalise_phrase(o) for o in out):
             continue
         out.append(phrase)
+    # The source constraint ("according to the AMM") picks documents; their text need not name it.
+    out = [p for p in out if not source or normalise_phrase(p) != source]
     # A phrase inside a longer one ("Williams" in "Audrey Williams") adds nothing.
     keys = [normalise_phrase(p) for p in out]
     return [p for p, k in zip(out, keys) if not any(k != o and f" {k} " in f" {o} " for o in keys)]

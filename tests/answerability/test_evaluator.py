@@ -1,0 +1,93 @@
+"""The answerability evaluator on general-domain evidence (a city budget, a changelog, a recipe).
+
+Real embedding model and spaCy; the evidence objects are built here, no store.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from engine.answerability import AnswerabilityEvaluator
+from engine.answerability.addresses import unaddressed
+from engine.answerability.lead import lead_sentence
+from engine.perception import get_perception
+from engine.results import AnswerSpan, Evidence, EvidenceMeta
+
+pytestmark = pytest.mark.integration
+
+BUDGET = ("Riverton City Budget 2024", "The Riverton city council adopted the 2024 budget on 12 December 2023. "
+          "Total spending is 84.2 million dollars, of which 21.5 million dollars go to public transport. "
+          "The library budget rises by 4 percent to 3.1 million dollars.")
+CHANGELOG = ("Tablekit changelog", "Version 2.0 was released on 3 March 2025. It removes the legacy CSV exporter "
+             "and adds streaming reads. Version 1.4 added support for Python 3.12.")
+RECIPE = ("Sourdough notes", "Bake the loaf at 230 degrees C for 20 minutes with the lid on, then 25 minutes "
+          "without it. The dough rests overnight in the fridge.")
+
+
+def evidence(*docs, dated: date | None = None) -> tuple[Evidence, ...]:
+    return tuple(Evidence(chunk_id=f"c{i}", doc_id=f"d{i}", knowledge_base="kb", text=text, score=1.0 - i / 10,
+                          metadata=EvidenceMeta(title=title, update_date=dated))
+                 for i, (title, text) in enumerate(docs))
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return AnswerabilityEvaluator()
+
+
+def ask(judge, question, items):
+    return judge.run(question, get_perception().run(question), items)
+
+
+def test_a_stated_value_is_answerable_with_its_span(judge):
+    result = ask(judge, "How much of the Riverton budget goes to public transport?", evidence(BUDGET, RECIPE))
+    assert result.verdict == "answerable"
+    assert result.span is not None and result.span.value.startswith("21.5 million") and result.span.evidence == 1
+    assert result.signals["subject_coverage"] == 1.0 and result.signals["typed_answer"] == 1.0
+
+
+def test_a_subject_no_document_mentions_is_unanswerable(judge):
+    result = ask(judge, "What is the capital of France?", evidence(BUDGET, CHANGELOG, RECIPE))
+    assert result.verdict == "unanswerable"
+    assert "France" in result.reason and result.closest  # says what is missing and what came closest
+
+
+def test_an_attribute_the_evidence_never_speaks_of_is_unanswerable(judge):
+    result = ask(judge, "What is the police overtime budget of Riverton?", evidence(BUDGET))
+    assert result.verdict == "unanswerable"
+    assert "overtime" in " ".join(result.missing)
+
+
+def test_random_letters_are_unanswerable(judge):
+    assert ask(judge, "xqzv plorft wubbly", evidence(BUDGET, CHANGELOG)).verdict == "unanswerable"
+
+
+def test_a_date_question_needs_a_date(judge):
+    answered = ask(judge, "When was Tablekit version 2.0 released?", evidence(CHANGELOG, BUDGET))
+    assert answered.verdict == "answerable" and answered.span.value == "3 March 2025"
+
+
+def test_no_evidence_is_unanswerable(judge):
+    assert ask(judge, "How long does the sourdough bake?", ()).verdict == "unanswerable"
+
+
+def test_a_typo_in_a_long_name_still_finds_it(judge):
+    result = ask(judge, "How much does the Riverten city council spend in total?", evidence(BUDGET))
+    assert result.signals["subject_coverage"] == 1.0
+
+
+@pytest.mark.unit
+def test_lead_sentence_states_value_subject_and_citation():
+    span = AnswerSpan(value="325 N.m", sentence="Torque the nut to 325 N.m.", evidence=2)
+    assert lead_sentence("What is the final torque for the A320 axle nut?", span) == \
+        "The final torque for the A320 axle nut is 325 N.m [2]."
+    assert lead_sentence("How many cracked nuts were found worldwide?", span).endswith(": 325 N.m [2].")
+
+
+def test_an_answer_without_the_asked_value_does_not_address_the_question():
+    items = evidence(BUDGET)
+    question = "How much of the Riverton budget goes to public transport?"
+    assert unaddressed(question, "Riverton adopted its budget in December [1].", items)
+    assert not unaddressed(question, "Public transport gets 21.5 million dollars [1].", items)
