@@ -6,17 +6,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from components.safe_text import label, neutralise_markdown
+from engine.documents.metadata import is_sidecar
 from engine.documents.types import SUPPORTED_EXTENSIONS
 from engine.errors import EngineError
 from engine.ingest import FileResult, IngestReport, Ingestor
 
 UPLOAD_TYPES = sorted({ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS})
+SIDECAR_TYPES = ("yaml", "yml", "json")  # NAME.meta.yaml / NAME.meta.json uploaded beside a file
 STATUS_LABEL = {
     "added": "✅ added",
     "unchanged": "⏸️ unchanged",
@@ -37,15 +40,17 @@ class UploadRequest:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def metadata_overrides(update_date: date | None, authority: Any, doc_type: str | None) -> dict[str, Any]:
+def metadata_overrides(update_date: date | None, authority: Any, doc_type: str | None, series: str | None = None,
+                       revision: str | None = None) -> dict[str, Any]:
     """Only the fields the user filled in; blank fields are taken from each file."""
     meta: dict[str, Any] = {}
     if update_date is not None:
         meta["update_date"] = update_date.isoformat()
     if authority not in (None, "", FROM_FILE):
         meta["authority"] = int(authority)
-    if doc_type and doc_type.strip():
-        meta["doc_type"] = doc_type.strip()
+    for key, value in (("doc_type", doc_type), ("series", series), ("revision", revision)):
+        if value and value.strip():
+            meta[key] = value.strip()
     return meta
 
 
@@ -53,8 +58,10 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
     """Render the upload form; return the request when it is submitted with files."""
     with st.form("documents.upload", clear_on_submit=False, border=True):
         files = st.file_uploader(
-            "Files to index", type=UPLOAD_TYPES, accept_multiple_files=True, key="documents.files",
-            help="PDF, Word (.docx), Markdown, HTML, plain text or CSV. Several files at once are fine.",
+            "Files to index", type=UPLOAD_TYPES + list(SIDECAR_TYPES), accept_multiple_files=True,
+            key="documents.files",
+            help="PDF, Word (.docx), Markdown, HTML, plain text or CSV. Several files at once are fine. A file's own "
+                 "metadata can come along as a sidecar named after it: NAME.meta.yaml or NAME.meta.json.",
         )
         left, right = st.columns(2)
         options = [*kb_names, NEW_BASE]
@@ -63,12 +70,20 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
         new_name = right.text_input("New knowledge base name", key="documents.new_kb",
                                     placeholder="e.g. manuals (lower-case, digits, - or _)",
                                     help="Used when “new knowledge base” is selected, or when there are none yet.")
-        st.caption("Metadata below applies to every file in this upload. Leave a field blank to take it "
-                   "from the file itself (front matter, sidecar or title).")
+        st.caption("Metadata below applies to every file in this upload, unless a sidecar uploaded with a file "
+                   "(NAME.meta.yaml) sets that field. Leave a field blank to take it from each file (sidecar, "
+                   "front matter or title); a file with no date is shown as “date unknown” and ranked as neither "
+                   "new nor old, and one with no authority gets the default (3), ranked as neutral.")
         c1, c2, c3 = st.columns(3)
-        update_date = c1.date_input("Update date", value=None, key="documents.update_date", format="YYYY-MM-DD")
+        update_date = c1.date_input("Update date", value=None, key="documents.update_date", format="YYYY-MM-DD",
+                                    min_value=date(1900, 1, 1), max_value=date.today())
         authority = c2.selectbox("Authority (1 low – 5 high)", [FROM_FILE, 1, 2, 3, 4, 5], key="documents.authority")
         doc_type = c3.text_input("Document type", key="documents.doc_type", placeholder="e.g. manual, regulation")
+        c4, c5 = st.columns(2)
+        series = c4.text_input("Series", key="documents.series", placeholder="e.g. budget-report",
+                               help="Revisions of one document share a series; the newest revision supersedes "
+                                    "the others in answers.")
+        revision = c5.text_input("Revision", key="documents.revision", placeholder="e.g. Rev 12, 2.0")
         submitted = st.form_submit_button("Index files", type="primary", key="documents.submit")
     if not submitted:
         return None
@@ -82,15 +97,16 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
     return UploadRequest(
         files=tuple((f.name, f.getvalue()) for f in files),
         knowledge_base=kb,
-        metadata=metadata_overrides(update_date, authority, doc_type),
+        metadata=metadata_overrides(update_date, authority, doc_type, series, revision),
     )
 
 
 def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | None:
     """Ingest the request with one progress bar per file; EngineError is shown, not raised."""
-    st.markdown(f"**Indexing {len(request.files)} file(s) into {label(request.knowledge_base, limit=70)}**")
+    documents = [name for name, _ in request.files if not is_sidecar(Path(name))]
+    st.markdown(f"**Indexing {len(documents)} file(s) into {label(request.knowledge_base, limit=70)}**")
     bars: dict[str, list[Any]] = {}
-    for name, _ in request.files:
+    for name in documents:
         bars.setdefault(name, []).append(st.progress(0.0, text=f"{label(name)}: waiting…"))
 
     def progress(result: FileResult) -> None:

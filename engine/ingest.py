@@ -18,7 +18,9 @@ from typing import Any, Literal
 
 from engine.config import Settings
 from engine.documents.chunking import chunk_sections
-from engine.documents.metadata import is_sidecar, read_sidecar, resolve_metadata
+from engine.documents.metadata import (
+    SIDE_SUFFIXES, check_metadata, is_sidecar, parse_sidecar, read_sidecar, resolve_metadata, sidecar_paths, sidecar_sets,
+)
 from engine.documents.detect import format_for_name
 from engine.documents.parsers import parse_bytes
 from engine.documents.types import Chunk, DocumentMetadata, ParsedFile, Section
@@ -28,6 +30,7 @@ from engine.store.schema import check_doc_id, check_kb_name
 
 Status = Literal["added", "unchanged", "replaced", "rejected"]
 FLUSH_CHUNKS = 2048  # chunks embedded and written per commit
+SIDECAR_FORMATS = (".yaml", ".yml", ".json")  # metadata files, never documents
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ def content_hash(data: bytes, metadata: DocumentMetadata, settings: Settings) ->
     return h.hexdigest()
 
 
+def _described_name(sidecar: str) -> str:
+    """The file name a sidecar describes: "manual.pdf.meta.yaml" -> "manual.pdf", "manual.meta.json" -> "manual"."""
+    lower = sidecar.lower()
+    return next(sidecar[: -len(s)] for s in SIDE_SUFFIXES if lower.endswith(s))
+
+
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """Files named, plus the files inside named folders (recursively), skipping sidecars and hidden files."""
     found: list[Path] = []
@@ -127,17 +136,53 @@ class Ingestor:
             try:
                 sidecar = read_sidecar(path)
             except DocumentError as exc:
-                items.append((path.name, exc, {}))
+                items.append((path.name, exc, {}, metadata))
                 continue
-            items.append((path.name, path, sidecar))
-        return self._ingest(items, kb, metadata, progress)
+            items.append((path.name, path, sidecar, metadata))
+        return self._ingest(items, kb, None, progress)
 
     def ingest_bytes(
         self, files: Sequence[tuple[str, bytes]], kb: str, metadata: Mapping[str, Any] | None = None,
         progress: Callable[[FileResult], None] | None = None,
     ) -> IngestReport:
-        """Ingest uploaded files given as (file name, bytes)."""
-        return self._ingest([(name, data, {}) for name, data in files], kb, metadata, progress)
+        """Ingest uploaded files given as (file name, bytes).
+
+        ``metadata`` applies to every file of the upload unless the file's own sidecar, uploaded with it as
+        ``NAME.meta.yaml`` or ``NAME.meta.json``, sets that field. A bad ``metadata`` value raises DocumentError
+        before anything is read or written.
+        """
+        upload = check_metadata(metadata or {})
+        sidecars = {name: data for name, data in files if is_sidecar(Path(name))}
+        items: list[tuple[str, bytes | Exception, dict[str, Any], Mapping[str, Any]]] = []
+        paired: set[str] = set()
+        for name, data in files:
+            if name in sidecars:
+                continue
+            if Path(name).suffix.lower() in SIDECAR_FORMATS:
+                items.append((name, DocumentError(
+                    f"{name} is not a document. To give a file metadata, name its sidecar after it: "
+                    f"'<file name>.meta.yaml' or '<file name>.meta.json'."), {}, upload))
+                continue
+            sidecar_name = next((c.name for c in sidecar_paths(Path(name)) if c.name in sidecars), None)
+            if sidecar_name is None:
+                items.append((name, data, {}, upload))
+                continue
+            paired.add(sidecar_name)
+            try:
+                sidecar = parse_sidecar(sidecar_name, sidecars[sidecar_name].decode("utf-8-sig"))
+            except UnicodeDecodeError:
+                items.append((name, DocumentError(f"Sidecar {sidecar_name} is not UTF-8 text; save it as UTF-8."),
+                              {}, upload))
+                continue
+            except DocumentError as exc:
+                items.append((name, exc, {}, upload))
+                continue
+            items.append((name, data, sidecar, {k: v for k, v in upload.items() if not sidecar_sets(sidecar, k)}))
+        for name in sorted(set(sidecars) - paired):
+            items.append((name, DocumentError(
+                f"{name} is a metadata sidecar, but the file it describes ({_described_name(name)}) is not in this "
+                "upload; upload them together, or leave the sidecar out."), {}, upload))
+        return self._ingest(items, kb, None, progress)
 
     def ingest_records(self, records: Iterable[Mapping[str, Any]], kb: str) -> IngestReport:
         """Ingest text records ``{"id", "title", "text", ...metadata}`` (e.g. an evaluation corpus)."""
@@ -180,14 +225,15 @@ class Ingestor:
         return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, self.settings))
 
     def _ingest(self, items, kb: str, caller, progress) -> IngestReport:
+        """Ingest (name, path or bytes or the error that rejects it, sidecar, caller metadata) items."""
         check_kb_name(kb)
         docs: list[SourceDoc] = []
         rejected: list[FileResult] = []
-        for name, source, sidecar in items:
+        for name, source, sidecar, own in items:
             try:
                 if isinstance(source, Exception):
                     raise source
-                docs.append(self._prepare(name, source, sidecar, kb, caller))
+                docs.append(self._prepare(name, source, sidecar, kb, own if own is not None else caller))
             except EngineError as exc:
                 result = FileResult(name, "rejected", reason=str(exc))
                 rejected.append(result)

@@ -20,6 +20,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--update-date", help="ISO date for every file in this run")
     p.add_argument("--authority", type=int, help="authority 1-5 for every file in this run")
     p.add_argument("--doc-type", help="document type for every file in this run")
+    p.add_argument("--series", help="document series (revisions of one document share it) for every file in this run")
+    p.add_argument("--revision", help="revision label (e.g. 'Rev 12') for every file in this run")
     p.set_defaults(handler=cmd_ingest)
 
     kb = sub.add_parser("kb", help="list knowledge bases, delete documents, drop a base")
@@ -66,7 +68,8 @@ def _render_ingest(payload: dict) -> str:
 
 def cmd_ingest(args) -> int:
     caller = {k: v for k, v in {"title": args.title, "update_date": args.update_date, "authority": args.authority,
-                                "doc_type": args.doc_type}.items() if v is not None}
+                                "doc_type": args.doc_type, "series": args.series,
+                                "revision": args.revision}.items() if v is not None}
     report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller)
     emit(args, report.to_dict(), _render_ingest)
     return 0

@@ -25,6 +25,11 @@ KNOWN_KEYS = frozenset(
 DATE_ALIASES = ("update_date", "date", "updated", "last_updated", "effective_date")
 DEFAULT_AUTHORITY = 3
 SIDE_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
+MAX_FIELD_CHARS = 300  # titles are cut to this length when stored; no metadata value needs more
+TEXT_FIELDS = {  # free-text metadata and an example of each, for error messages
+    "title": "Maintenance manual chapter 32", "source": "Technical Publications", "doc_type": "manual",
+    "series": "manual-chapter-32", "revision": "Rev 12",
+}
 
 
 def sidecar_paths(path: Path) -> list[Path]:
@@ -43,15 +48,45 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     """Metadata from the first sidecar next to ``path`` (empty when there is none)."""
     for candidate in sidecar_paths(path):
         if candidate.is_file():
-            text = candidate.read_text(encoding="utf-8")
-            try:
-                data = json.loads(text) if candidate.suffix == ".json" else yaml.safe_load(text)
-            except (json.JSONDecodeError, yaml.YAMLError) as exc:
-                raise DocumentError(f"Sidecar {candidate.name} is not valid: {exc}. Fix it and retry.") from None
-            if not isinstance(data, dict):
-                raise DocumentError(f"Sidecar {candidate.name} must hold a mapping of metadata keys.")
-            return data
+            return parse_sidecar(candidate.name, candidate.read_text(encoding="utf-8"))
     return {}
+
+
+def parse_sidecar(name: str, text: str) -> dict[str, Any]:
+    """The metadata mapping in sidecar ``name`` (YAML, or JSON for ``.json``)."""
+    try:
+        data = json.loads(text) if name.lower().endswith(".json") else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise DocumentError(f"Sidecar {name} is not valid: {exc}. Fix it and retry.") from None
+    if not isinstance(data, dict):
+        raise DocumentError(f"Sidecar {name} must hold a mapping of metadata keys, e.g. 'authority: 4'.")
+    return data
+
+
+def sidecar_sets(sidecar: Mapping[str, Any], key: str) -> bool:
+    """Whether ``sidecar`` gives a value for metadata ``key`` (any date alias counts for ``update_date``)."""
+    keys = DATE_ALIASES if key in DATE_ALIASES else (key,)
+    return any(sidecar.get(k) not in (None, "") for k in keys)
+
+
+def check_metadata(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Metadata given for a whole upload, checked before any file is read: the values, or a DocumentError
+    that says what to write."""
+    found, value = _pick_date(values)
+    if found and value not in (None, ""):
+        parse_date(value)
+    if values.get("authority") not in (None, ""):
+        parse_authority(values["authority"])
+    for key, example in TEXT_FIELDS.items():
+        value = values.get(key)
+        if value is None:
+            continue
+        text = str(value)
+        if not text.strip() or "\n" in text or "\r" in text or len(text) > MAX_FIELD_CHARS:
+            raise DocumentError(f"{key} {text[:40]!r}{'...' if len(text) > 40 else ''} must be one non-empty line of "
+                                f"at most {MAX_FIELD_CHARS} characters, e.g. {example!r}; leave it blank to take it "
+                                "from each file.")
+    return dict(values)
 
 
 def parse_date(value: Any, field: str = "update_date") -> date | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -131,6 +132,45 @@ def test_failed_write_leaves_nothing_behind(tmp_path, store, monkeypatch):
     with pytest.raises(RuntimeError):
         ingestor.ingest_paths([tmp_path / "docs"], "manuals")
     assert store.count_chunks("manuals") == before
+
+
+def test_upload_metadata_applies_to_each_file_unless_its_uploaded_sidecar_says_otherwise(store):
+    upload = {"update_date": "2024-04-01", "authority": 4, "doc_type": "policy", "series": "hr-handbook",
+              "revision": "Rev 3"}
+    report = Ingestor(store).ingest_bytes([
+        ("leave.md", b"# Leave\n\nStaff take leave after approval."),
+        ("travel.txt", b"Travel is booked through the office."),
+        ("travel.txt.meta.yaml", b"authority: 2\ndate: 2023-01-15\nrevision: Draft\n"),
+    ], "hr", upload)
+    assert statuses(report) == {"leave.md": "added", "travel.txt": "added"}
+    docs = {d.file_name: d for d in store.list_documents("hr")}
+    leave, travel = docs["leave.md"], docs["travel.txt"]
+    assert (leave.update_date, leave.authority, leave.doc_type, leave.series, leave.revision) == (
+        "2024-04-01", 4, "policy", "hr-handbook", "Rev 3")
+    assert (travel.update_date, travel.authority, travel.doc_type, travel.series, travel.revision) == (
+        "2023-01-15", 2, "policy", "hr-handbook", "Draft")
+
+
+def test_stray_sidecars_and_metadata_files_are_rejected_with_what_to_do(store):
+    report = Ingestor(store).ingest_bytes([
+        ("orphan.pdf.meta.yaml", b"authority: 5\n"), ("settings.json", b"{}"), ("note.txt", b"A note."),
+    ], "hr")
+    assert statuses(report) == {"orphan.pdf.meta.yaml": "rejected", "settings.json": "rejected", "note.txt": "added"}
+    reasons = {f.name: f.reason for f in report.files}
+    assert "orphan.pdf" in reasons["orphan.pdf.meta.yaml"] and "upload them together" in reasons["orphan.pdf.meta.yaml"]
+    assert "<file name>.meta.yaml" in reasons["settings.json"]
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("update_date", "01/04/2024", "YYYY-MM-DD"), ("authority", 9, "1 (lowest) to 5 (highest)"),
+    ("series", "x" * 301, "at most 300 characters, e.g."), ("revision", "Rev 3\nRev 4", "one non-empty line"),
+])
+def test_a_bad_upload_value_fails_the_upload_before_anything_is_written(store, field, value, says):
+    from engine.errors import DocumentError
+
+    with pytest.raises(DocumentError, match=re.escape(says)):
+        Ingestor(store).ingest_bytes([("note.txt", b"A note.")], "hr", {field: value})
+    assert not store.exists("hr")
 
 
 def test_uploads_from_memory_take_caller_metadata(store):

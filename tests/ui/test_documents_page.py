@@ -79,6 +79,47 @@ def test_upload_shows_each_outcome_and_the_new_document(app):
     assert dict(zip(outcome["file"], outcome["outcome"]))["tyres.md"].endswith("unchanged")
 
 
+def test_upload_metadata_is_stored_for_each_file_unless_its_sidecar_says_otherwise(app, ui_data_dir):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value([
+        ("parks-2024.txt", b"The parks department budget is 4.8 million.", "text/plain"),
+        ("library-2024.txt", b"Library funding is 3.1 million.", "text/plain"),
+        ("library-2024.txt.meta.yaml", b"authority: 2\nrevision: Draft 1\n", "application/x-yaml"),
+    ])
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
+    at.text_input(key="documents.new_kb").set_value("council")
+    at.date_input(key="documents.update_date").set_value(date(2024, 3, 5))
+    at.selectbox(key="documents.authority").set_value(4)
+    at.text_input(key="documents.doc_type").set_value("budget_report")
+    at.text_input(key="documents.series").set_value("council-budget")
+    at.text_input(key="documents.revision").set_value("2024 final")
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    outcome = _frames(at, "outcome")[0]
+    assert dict(zip(outcome["file"], outcome["outcome"])) == {"parks-2024.txt": "✅ added",
+                                                             "library-2024.txt": "✅ added"}
+    assert [p.value for p in at.progress] == [100, 100]  # one bar per document; the sidecar is not a document
+    docs = {d.file_name: d for d in KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).list_documents("council")}
+    parks, library = docs["parks-2024.txt"], docs["library-2024.txt"]
+    assert (parks.update_date, parks.authority, parks.doc_type, parks.series, parks.revision) == (
+        "2024-03-05", 4, "budget_report", "council-budget", "2024 final")
+    assert (library.update_date, library.authority, library.doc_type, library.series, library.revision) == (
+        "2024-03-05", 2, "budget_report", "council-budget", "Draft 1")
+
+
+def test_a_bad_metadata_value_is_an_error_that_says_what_to_write(app, ui_data_dir):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value(("note.txt", b"A note.", "text/plain"))
+    at.selectbox(key="documents.kb").set_value("faq")
+    at.text_input(key="documents.revision").set_value("Rev " + "9" * 400)
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.main.error)
+    assert "Nothing was indexed" in errors and "at most 300 characters" in errors and "Rev 12" in errors
+    assert "note.txt" not in {d.file_name for d in
+                              KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).list_documents("faq")}
+
+
 def test_upload_into_a_new_base(app):
     at = _documents(app)
     at.file_uploader(key="documents.files").set_value(("note.txt", b"Hangar note: chock the wheels.", "text/plain"))
