@@ -82,10 +82,10 @@ class Retriever:
              question_vector: np.ndarray | None = None) -> tuple[list[Evidence], int, int]:
         """Weighted RRF over tasks, dedupe by chunk, relevance fair across bases, credibility within a band, budget.
 
-        Relevance is a chunk's fused RRF score over the best in its own knowledge base, scaled by how close that
-        base's best chunk comes to the question (cosine similarity of the stored vectors, best base = 1): a base
-        searched by more tasks cannot drown another, and a base with nothing relevant sinks. Credibility then
-        moves a chunk by at most ``credibility_band`` of its relevance (see ``CredibilityFormula.fuse``).
+        Relevance is fair across knowledge bases (see ``base_relevance``): a base searched by more tasks cannot
+        drown another, and a base whose best chunk is far from the question sinks. The newest retrieved revision
+        of a document series ranks at least as high as its older revisions (``lift_current_revisions``).
+        Credibility then moves a chunk by at most ``credibility_band`` of its relevance (``CredibilityFormula.fuse``).
         """
         rrf: dict[str, float] = {}
         best_weight: dict[str, float] = {}
@@ -104,7 +104,12 @@ class Retriever:
         if not rrf:
             return [], 0, 0
         similarity = {cid: _cosine(question_vector, hit.vector) for cid, hit in hit_of.items()}
-        relevance = base_relevance(rrf, {cid: hit.knowledge_base for cid, hit in hit_of.items()}, similarity)
+        base_weight: dict[str, float] = {}  # the weight of each base's first-priority task (its base task)
+        for run in sorted(runs, key=lambda r: r.task.priority):
+            base_weight.setdefault(run.task.knowledge_base, run.task.weight)
+        relevance = base_relevance(rrf, {cid: hit.knowledge_base for cid, hit in hit_of.items()}, similarity,
+                                   base_weight)
+        relevance = lift_current_revisions(relevance, hit_of)
         max_weight = max(r.task.weight for r in runs) or 1.0
         formula = strategy.credibility
         window = intent.constraints.time
@@ -137,11 +142,14 @@ class Retriever:
         return evidence, len(ranked), len(ranked) - len(chosen)
 
 
-def base_relevance(rrf: dict[str, float], base_of: dict[str, str],
-                   similarity: dict[str, float | None]) -> dict[str, float]:
-    """Each chunk's RRF over its base's best, times its base's best similarity over the best base's (in (0, 1]).
+def base_relevance(rrf: dict[str, float], base_of: dict[str, str], similarity: dict[str, float | None],
+                   base_weight: dict[str, float] | None = None) -> dict[str, float]:
+    """Relevance in (0, 1] that is fair across knowledge bases.
 
-    Without similarities (hits that carry no vector) every base counts as equally close to the question.
+    A chunk's RRF over the best RRF in its own base (so a base searched by more tasks cannot drown another), times
+    its base's weight (its base task's, over the heaviest base task's: a source the question asks for keeps its
+    lead), times its base's closeness (its best chunk's similarity to the question over the best base's). Without
+    similarities (hits that carry no vector) every base counts as equally close.
     """
     top_rrf: dict[str, float] = {}
     top_sim: dict[str, float] = {}
@@ -151,8 +159,32 @@ def base_relevance(rrf: dict[str, float], base_of: dict[str, str],
         if similarity.get(cid) is not None:
             top_sim[base] = max(top_sim.get(base, 0.0), max(similarity[cid], 0.0))
     best = max(top_sim.values(), default=0.0)
-    closeness = {base: (top_sim.get(base, 0.0) / best if best > 0 else 1.0) for base in top_rrf}
-    return {cid: fused / top_rrf[base_of[cid]] * closeness[base_of[cid]] for cid, fused in rrf.items()}
+    weights = {base: (base_weight or {}).get(base, 1.0) for base in top_rrf}
+    heaviest = max(weights.values()) or 1.0
+    scale = {base: weights[base] / heaviest * (top_sim.get(base, 0.0) / best if best > 0 else 1.0) for base in top_rrf}
+    return {cid: fused / top_rrf[base_of[cid]] * scale[base_of[cid]] for cid, fused in rrf.items()}
+
+
+def lift_current_revisions(relevance: dict[str, float], hit_of: dict[str, SearchHit]) -> dict[str, float]:
+    """The newest retrieved revision of a document series ranks at least as relevant as any older revision.
+
+    Revisions of one document say the same things, so the passage that makes an old revision relevant stands for
+    the current one too: the current revision's best chunk is lifted to the older revisions' best relevance, and
+    credibility (recency, authority) then breaks that tie.
+    """
+    series: dict[str, list[str]] = {}
+    for cid, hit in hit_of.items():
+        if hit.series and hit.update_date:
+            series.setdefault(hit.series, []).append(cid)
+    lifted = dict(relevance)
+    for cids in series.values():
+        newest = max(hit_of[c].update_date for c in cids)
+        current = [c for c in cids if hit_of[c].update_date == newest]
+        older = [relevance[c] for c in cids if hit_of[c].update_date != newest]
+        best = max(current, key=lambda c: relevance[c])
+        if older and max(older) > relevance[best]:
+            lifted[best] = max(older)
+    return lifted
 
 
 def _cosine(question: np.ndarray | None, vector: Sequence[float] | None) -> float | None:

@@ -175,3 +175,26 @@ def test_strategies_saved_with_the_old_relevance_share_still_load():
     assert loaded.credibility_band == 0.0 and loaded.unknown_date_recency == 0.2
     with pytest.raises(ValueError):
         CredibilityFormula(credibility_band=0.5)
+
+
+def test_a_base_the_question_asks_for_keeps_its_lead():
+    """A source constraint makes that base's task heavier; normalising per base must not erase it."""
+    asked = tuple(hit(f"manual{i}:1", kb="manuals", vector=towards(0.6)) for i in range(3))
+    other = (hit("faq:1", kb="faq", vector=towards(0.6)),)
+    runs = [TaskRun(task(1.44, kb="manuals"), asked, 1.0), TaskRun(task(1.2, kb="faq"), other, 1.0)]
+    evidence, _, _ = fuse(runs, question=QUESTION)
+    assert [e.chunk_id for e in evidence][-1] == "faq:1"
+    assert evidence[-1].scores["relevance"] == pytest.approx(1.2 / 1.44, rel=1e-3)
+
+
+def test_the_newest_revision_of_a_series_ranks_at_least_as_high_as_an_older_one():
+    def revision(cid: str, day: str, authority: int) -> SearchHit:
+        return SearchHit(chunk_id=cid, doc_id=cid.split(":")[0], knowledge_base="kb", text="Torque it.", score=1.0,
+                         mode="hybrid", title="Manual", source="s", update_date=day, authority=authority,
+                         doc_type="manual", page=None, position=0, file_name="m.md", series="manual-32",
+                         revision=cid.split(":")[0])
+    old = tuple(revision(f"rev11:{i}", "2023-02-10", 4) for i in range(4))
+    runs = [TaskRun(task(1.0), old + (revision("rev12:1", "2025-03-03", 5),), 1.0)]
+    evidence, _, _ = fuse(runs)
+    assert evidence[0].chunk_id == "rev12:1"
+    assert evidence[0].scores["relevance"] == evidence[1].scores["relevance"] == 1.0
