@@ -48,7 +48,9 @@ from engine.results import Evidence, Review
 
 _PENALTY = {"fact": 0.5, "citation": 0.75, "overconfidence": 0.8, "logic": 0.6, "format": 0.3}
 NEAR_SUPPORT = 0.1
-"""A statement scoring within this of the judge's threshold, with a figure missing, is about that figure."""
+"""A statement scoring within this of the judge's threshold, with a figure missing, is reported as a wrong
+figure (with the evidence's figure as a correction) rather than as unsupported. It changes the wording
+of the issue, never the verdict (carried over from the reviewer's earlier version; tests/reflection)."""
 _TOKEN = re.compile(r"[\w'’.%°/-]+")
 
 
