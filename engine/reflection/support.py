@@ -1,10 +1,13 @@
 """How well evidence supports a sentence: embedding similarity, content-word coverage, figures and names.
 
-Used by the offline generator (to rank sentences) and the offline reviewer (to check them).
-Evidence is cut into units (sentences, table rows, records: see ``units``). Embeddings come
-from any object with ``encode(texts) -> normalised vectors``; vectors are cached by text in a
-cache that the generator, the reviewer and every loop round share (``VectorCache.shared``), so
-each evidence unit is embedded once, in one batch, however many times it is looked at.
+The offline generator's scores (to rank and re-cite sentences); the offline reviewer judges
+support with its own judge (``judge``) and uses this module only for the evidence index, the
+revision history and contradicting figures. Evidence is cut into units (sentences, table rows,
+records: see ``units``). Embeddings come from any object with ``encode(texts) -> normalised
+vectors``; vectors are cached by text in a cache that the generator, the reviewer and every loop
+round share (``VectorCache.shared``), so each evidence unit is embedded once, in one batch,
+however many times it is looked at. A cached vector is the embedding model's output, not a
+judgement: the reviewer's judge can use another model (``OfflineJudge(model_name=...)``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from engine.reflection.units import Unit, evidence_units
 from engine.results import Evidence
 
 SUPPORT_COVERAGE_WEIGHT = 0.6
-"""Support = 0.6 x content-word coverage + 0.4 x embedding similarity (tuned on review_dev)."""
+"""The generator's support = 0.6 x content-word coverage + 0.4 x embedding similarity (tuned on all of
+review_dev when the reviewer still shared it; the reviewer's own blend is in ``judge``)."""
 SUPPORT_THRESHOLD = 0.7
 """A statement with support below this is not backed by the evidence it is checked against."""
 

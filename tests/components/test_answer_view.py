@@ -76,10 +76,10 @@ def test_payload_with_unknown_keys_validates_back():
 
 
 def test_word_diff_sides():
-    pieces = word_diff("torque is always 250 N.m [2].", "torque is typically 325 N.m [1].")
-    assert ("delete", "always") in pieces and ("insert", "typically") in pieces
+    pieces = word_diff("torque is always 250 N.m [2].", "torque is 325 N.m [1].")
+    assert ("delete", "always 250") in pieces and ("insert", "325") in pieces
     assert "".join(t for _, t in side(pieces, "delete")) == "torque is always 250 N.m [2]."
-    assert "".join(t for _, t in side(pieces, "insert")) == "torque is typically 325 N.m [1]."
+    assert "".join(t for _, t in side(pieces, "insert")) == "torque is 325 N.m [1]."
 
 
 def test_cited_numbers_in_order_with_ranges():
