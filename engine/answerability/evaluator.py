@@ -127,7 +127,9 @@ class AnswerabilityEvaluator:
         missing_attr = [w for a, w in zip(focus.attribute, focus.attribute_words) if a not in attr_hits]
         fits = self._fits(question, focus, chunks, intent)
         best = fits[0] if fits else None
-        typed = next((f for f in fits if f.values), None) if focus.specific else best
+        # The value must be said of the subject: in a sentence or document that names it (or one hop from it).
+        typed = next((f for f in fits if f.values and (f.subject > 0 or not focus.subjects)), None) \
+            if focus.specific else best
         signals = {
             "subject_coverage": round(subject_cov, 3), "attribute_coverage": round(attr_cov, 3),
             "best_sentence": round(best.score, 3) if best else 0.0,
@@ -159,6 +161,11 @@ class AnswerabilityEvaluator:
         if best is None or best.score < SENTENCE_MIN or best.similarity < SIMILARITY_MIN:
             return Answerability(verdict="unanswerable", **base,
                                  reason=f"No sentence in the retrieved documents speaks to {asked}.")
+        if focus.specific and missing_attr and not strong:
+            what = " ".join(missing_attr)
+            return Answerability(verdict="unanswerable", missing=tuple(missing_attr), **base,
+                                 reason=f"The documents give figures nearby, but none for '{what}', which the "
+                                        f"question asks about; a value for something else would be a wrong answer.")
         if focus.specific and (typed is None or typed.score < SENTENCE_MIN):
             return Answerability(verdict="unanswerable", **base,
                                  reason=f"The documents speak of the topic, but none states {asked}.")

@@ -26,6 +26,8 @@ _MONTH_DATE = re.compile(
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+\d{1,2})?,?\s+\d{4}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
 _COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
+RECORD_KEY_SHARE = 0.5
+"""A record field answers the question when at least half of its key's words are asked attribute words."""
 _MAX_NER_CHARS = 600
 """Longest sentence sent to NER; longer units are tables or run-on text where names are unreliable."""
 
@@ -81,6 +83,9 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
             found.append((value, at if at >= 0 else len(sentence)))
 
     if answer_type == "number":
+        for value in _record_values(sentence, near):  # "fuel_kg_per_block_hour: 2080": the key is the unit
+            if f" {normalise_phrase(value)} " not in asked:
+                found.append((value, -1))
         counts = bool(_COUNT.search(question))
         for figure in figures(sentence):
             yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
@@ -105,8 +110,27 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 add(text)
     anchors = _anchors(sentence, near)
     if anchors:
-        found.sort(key=lambda item: (min(abs(item[1] - a) for a in anchors), item[1]))
-    return [value for value, _ in found]
+        found.sort(key=lambda item: (item[1] >= 0, min(abs(item[1] - a) for a in anchors), item[1]))
+    return list(dict.fromkeys(value for value, _ in found))
+
+
+_FIELD = re.compile(r"(?:^|;\s*)([A-Za-z][\w ()/%.-]{0,60}?):\s*([-+]?\d[\d,]*(?:\.\d+)?)\s*(?=;|$|\.$)")
+
+
+def _record_values(sentence: str, near: Sequence[str]) -> list[str]:
+    """Numbers of a "key: value; key: value" record whose key names most of the asked attribute, best first."""
+    from engine.reflection.text import stem
+
+    wanted = set(near)
+    if not wanted or ";" not in sentence:
+        return []
+    scored = []
+    for match in _FIELD.finditer(sentence):
+        key = {stem(w) for w in re.split(r"[\W_]+", match.group(1).lower()) if w}
+        share = len(key & wanted) / len(key) if key else 0.0
+        if share >= RECORD_KEY_SHARE:
+            scored.append((len(key & wanted), share, match.group(2)))
+    return [value for *_, value in sorted(scored, key=lambda item: (-item[0], -item[1]))]
 
 
 def _anchors(sentence: str, near: Sequence[str]) -> list[int]:

@@ -43,7 +43,7 @@ from engine.reflection.text import (
     strip_citations,
     with_citation,
 )
-from engine.reflection.units import QUOTABLE, trim_record
+from engine.reflection.units import QUOTABLE, readable_record, trim_record
 from engine.results import Evidence, Intent, Review
 
 NO_ANSWER = "The documents do not answer this question."
@@ -77,7 +77,7 @@ class _Candidate:
 
     def quote(self, wanted: set[str]) -> str:
         """The unit with its [n] citation; a long record keeps only its fields about the question."""
-        text = trim_record(self.text, wanted) if self.kind == "record" else self.text
+        text = readable_record(trim_record(self.text, wanted)) if self.kind == "record" else self.text
         return with_citation(text, [self.chunk])
 
 
@@ -154,7 +154,7 @@ class OfflineGenerator:
         if span is None or judged.verdict == "unanswerable":
             return []
         out = [lead_sentence(question, span, judged.focus.subjects)] if span.value else []
-        source = with_citation(span.sentence, [span.evidence])
+        source = with_citation(readable_record(span.sentence), [span.evidence])
         if not any(strip_citations(source) == strip_citations(b) for b in body):
             out.append(source)
         elif not span.value:

@@ -260,3 +260,27 @@ def trim_record(record: str, keep: set[str], limit: int = UNIT_CHARS) -> str:
         chosen.pop(drop)
         text = "; ".join(chosen)
     return _finish(text if len(text) <= limit else text[: text.rfind(" ", 0, limit)])
+
+
+_COLUMN = re.compile(r"^[A-Za-z][\w ()/%.,'-]{0,60}$")
+
+
+def readable_record(record: str) -> str:
+    """A "key: value; key: value" record as a statement a person reads, not a column dump.
+
+    "year: 2024; aircraft_type: A320neo; fuel_kg_per_block_hour: 2080" ->
+    "Year 2024: aircraft type is A320neo; fuel kg per block hour is 2080." The first field names
+    the row; the others are said of it.
+    """
+    fields = []
+    for part in record.rstrip(".").split(";"):
+        key, sep, value = part.partition(":")
+        if not sep or not _COLUMN.match(key.strip()) or not value.strip():
+            return record  # not a plain record: keep it as written
+        fields.append((key.strip().replace("_", " "), value.strip()))
+    if len(fields) < 2:
+        return record
+    head = f"{fields[0][0]} {fields[0][1]}"
+    rest = "; ".join(f"{k} is {v}" for k, v in fields[1:])
+    text = f"{head}: {rest}" if rest else head
+    return _finish(text[0].upper() + text[1:])
