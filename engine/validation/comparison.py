@@ -26,7 +26,7 @@ from engine.reflection.text import (
     strip_citations,
 )
 from engine.results import Evidence, Intent, ValidationIssue
-from engine.validation.periods import Period, about, asked_period, distance, named_years, when
+from engine.periods import Period, about, asked_period, distance, named_years, when
 
 ATTRIBUTE_SHARE = 0.5
 """Share of the asked attribute's words that a value sentence (with its document title) must contain. On the sample

@@ -4,9 +4,9 @@ A sentence fails when it cites, without also citing the current source,
 1. an older revision of a document series whose newer revision was retrieved;
 2. evidence that marks itself superseded or cancelled, while another retrieved document, dated inside
    the question's window (or, without a window, later), covers the same subject;
-3. only evidence dated outside the question's window while evidence inside it was retrieved
-   (with nothing inside the window retrieved, evidence older than the window still fails).
-Unknown dates never count as outside.
+3. only evidence from outside the question's window while evidence inside it was retrieved
+   (with nothing inside the window retrieved, evidence dated before the window still fails).
+What period a chunk is from follows ``engine.periods.about``; unknown dates never count as outside.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from engine.reflection.text import citations, content_words, coverage, mentions, split_sentences, strip_citations
 from engine.results import Evidence, Intent, ValidationIssue
-from engine.validation.periods import Period, asked_period, timely
+from engine.periods import Period, about, asked_period
 
 SAME_SUBJECT_SHARE = 0.6
 """Share of a document title's content words that the superseded statement (with its chunk's title and best
@@ -95,7 +95,7 @@ def current_replacement(evidence: Sequence[Evidence], item: Evidence, statement:
         if other.doc_id == item.doc_id or other.doc_id in cited_docs or marks_itself_superseded(other):
             continue
         if period is not None:
-            current = timely(other, period) is True
+            current = about(other, period) is True
         else:
             newer, older = other.metadata.update_date, item.metadata.update_date
             current = newer is not None and (older is None or newer > older)
@@ -142,11 +142,11 @@ def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) 
                                        f"{where}, covers the same subject; cite the current document.")
         if flagged or period is None or not cited:
             continue
-        judged = [(item, timely(item, period)) for item in cited]
+        judged = [(item, about(item, period)) for item in cited]
         outside = [item for item, inside in judged if inside is False]
         if not outside or any(inside for _, inside in judged):
             continue
-        current = next((e for e in evidence if timely(e, period) is True), None)
+        current = next((e for e in evidence if about(e, period) is True), None)
         if current is not None:
             old = outside[0]
             add("window", old, f"{_quote(sentence)} cites only evidence from outside the question's time window "

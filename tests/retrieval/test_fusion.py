@@ -198,3 +198,19 @@ def test_the_newest_revision_of_a_series_ranks_at_least_as_high_as_an_older_one(
     evidence, _, _ = fuse(runs)
     assert evidence[0].chunk_id == "rev12:1"
     assert evidence[0].scores["relevance"] == evidence[1].scores["relevance"] == 1.0
+
+
+def test_a_chunk_about_another_period_gives_way_to_one_about_the_asked_window():
+    """"2023 reports": the 2023 report (published in 2024) outranks a slightly more relevant 2024 report chunk;
+    an undated chunk is neither inside nor outside."""
+    def report(cid: str, title: str, day: str | None) -> SearchHit:
+        return SearchHit(chunk_id=cid, doc_id=cid.split(":")[0], knowledge_base="kb", text="Fuel per hour.", score=1.0,
+                         mode="hybrid", title=title, source="s", update_date=day, authority=4, doc_type="report",
+                         page=None, position=0, file_name=f"{cid}.md")
+    window = Intent(action="lookup", raw_query="fuel efficiency in 2023 reports", constraints=Constraints(
+        time=TimeConstraint(text="2023 reports", start=date(2023, 1, 1), end=date(2023, 12, 31))))
+    hits = (report("r2024:1", "Fuel report 2024", "2025-02-12"), report("r2023:1", "Fuel report 2023", "2024-02-15"),
+            report("note:1", "Fuel note", None))
+    evidence, _, _ = fuse([TaskRun(task(1.0), hits, 1.0)], intent=window)
+    assert [e.chunk_id for e in evidence] == ["r2023:1", "note:1", "r2024:1"]
+    assert evidence[-1].scores["relevance"] == pytest.approx(0.9)

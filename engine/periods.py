@@ -1,13 +1,9 @@
 """When evidence is from, and whether that falls inside the period a question asks about.
 
-Two readings, because the checks ask two questions:
-
-- *timely* (timeliness): is the document current for the window? Its update date inside the window,
-  or a year its title names inside it ("Annual report 2023", published in 2024, is timely for 2023).
-- *about* (comparison): are these figures for the asked period? Years named in the sentence or the
-  title decide; only when none is named does the update date ("2023 report", dated 2024-02, is about 2023).
-
-An unknown date with no year named is unknown: never inside, never outside.
+Years named in the sentence or the document title decide what a chunk is about ("2023 report", published
+in February 2024, is about 2023; "AD 2020-18-05" is from 2020); only when none is named does the update
+date. An unknown date with no year named is unknown: never inside, never outside. Retrieval ranks by it,
+validation checks timeliness and comparisons with it.
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from engine.reflection.text import strip_citations
 from engine.results import Evidence, Intent
 
 _YEAR = re.compile(r"(?<![\d.,/])((?:19|20)\d{2})(?!\d|[.,]\d)")
@@ -61,7 +56,7 @@ def named_years(text: str, *, standalone: bool = False) -> set[int]:
 
     ``standalone`` only counts years written on their own, not inside codes such as "AD 2022-0193".
     """
-    clean = strip_citations(text or "")
+    clean = text or ""
     years = {int(m.group(1)) for m in (_STANDALONE_YEAR if standalone else _YEAR).finditer(clean)}
     for match in _YEAR_RANGE.finditer(clean):
         first, last = int(match.group(1)), int(match.group(2))
@@ -84,22 +79,17 @@ def asked_period(intent: Intent, *, question_years: bool = False) -> Period | No
     return None
 
 
-def timely(item: Evidence, period: Period) -> bool | None:
-    """True: dated inside ``period`` or titled with a year inside it; False: known to be outside; None: unknown."""
-    day = item.metadata.update_date
-    years = named_years(item.metadata.title)
-    if (day is not None and period.contains(day)) or any(period.overlaps_year(y) for y in years):
-        return True
-    return False if day is not None or years else None
-
-
 def about(item: Evidence, period: Period, sentence: str = "") -> bool | None:
-    """Whether ``sentence`` of ``item`` is about ``period``: named years first, then the update date."""
-    years = named_years(sentence) | named_years(item.metadata.title)
+    """Whether ``sentence`` of ``item`` (or the whole chunk) is about ``period``: None when that is unknown."""
+    return about_period(item.metadata.title, item.metadata.update_date, period, sentence)
+
+
+def about_period(title: str, update: date | None, period: Period, sentence: str = "") -> bool | None:
+    """Whether a chunk titled ``title`` and dated ``update`` is about ``period``: named years first, then the date."""
+    years = named_years(sentence) | named_years(title)
     if years:
         return any(period.overlaps_year(y) for y in years)
-    day = item.metadata.update_date
-    return None if day is None else period.contains(day)
+    return None if update is None else period.contains(update)
 
 
 def distance(item: Evidence, period: Period, sentence: str = "") -> int | None:
