@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.reflection.focus import names
+from engine.reflection.focus import code_kind, names
 from engine.reflection.text import Figure, located_figures, name_spans, strip_citations
 
 _CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
@@ -88,10 +88,25 @@ def _segments(text: str, figure_starts: list[int]) -> list[tuple[int, int]]:
 
 
 def subjects_agree(mine: frozenset[str] | set[str], theirs: frozenset[str] | set[str]) -> bool:
-    """True unless both sides name subjects and none of one is, contains or is a variant of one of the other."""
+    """True unless, for a kind of subject both sides name, none of one side is one of the other.
+
+    Kinds: capitalised names, and codes by their shape (``focus.code_kind``: "A320" and "B737" are
+    one kind, a part number "3-1612-7" another). A name that contains, is contained in or is a
+    variant of the other matches ("Okafor" / "Beth Okafor", "A320" / "A320neo"). An aircraft
+    type on one side and only a part number on the other say nothing against each other.
+    """
     if not mine or not theirs:
         return True
-    return any(_same(a, b) for a in mine for b in theirs)
+    ours, others = _by_kind(mine), _by_kind(theirs)
+    return all(any(_same(a, b) for a in ours[kind] for b in others[kind]) for kind in ours.keys() & others.keys())
+
+
+def _by_kind(subjects: frozenset[str] | set[str]) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for subject in subjects:
+        kind = code_kind(subject) if any(ch.isdigit() for ch in subject) else "name"
+        kinds.setdefault(kind, []).append(subject)
+    return kinds
 
 
 def _same(a: str, b: str) -> bool:

@@ -32,3 +32,9 @@ def test_subjects_agree_by_name_part_or_variant():
     assert subjects_agree({"okafor"}, {"beth okafor"}) and subjects_agree({"a320"}, {"a320neo"})
     assert subjects_agree(set(), {"b737"}) and subjects_agree({"a320"}, set())
     assert not subjects_agree({"a320"}, {"b737"}) and not subjects_agree({"roads department"}, {"parks department"})
+
+
+def test_only_subjects_of_the_same_kind_can_disagree():
+    assert subjects_agree({"mlg"}, {"3-1612-7"})  # a name against a part number: nothing said against it
+    assert subjects_agree({"a320", "mlg"}, {"a320", "3-1612-7"})
+    assert not subjects_agree({"a320", "201-587-3"}, {"a320", "201-587-5"})  # same type, another part

@@ -16,6 +16,7 @@ from engine.reflection.text import words
 from tests.reflection.builders import evidence
 
 pytestmark = pytest.mark.unit
+HOURS = "What do the documents say about opening hours?"
 
 
 class BagOfWords:
@@ -96,12 +97,12 @@ class RecordingJudge:
 def test_the_reviewer_asks_the_judge_it_is_given():
     doc = evidence("doc#1", "The museum opens at 9 am.", "Museum hours")
     no = RecordingJudge(False)
-    review = OfflineReviewer(BagOfWords(), judge=no).review("When?", [doc], "The museum opens at 9 am [1].")
+    review = OfflineReviewer(BagOfWords(), judge=no).review(HOURS, [doc], "The museum opens at 9 am [1].")
     assert not review.valid and review.issues[0].type == "fact"
     assert "the recording judge says no" in review.issues[0].description
     assert no.calls[0] == ("The museum opens at 9 am.", ["Museum hours", "The museum opens at 9 am."])
     yes = RecordingJudge(True)
-    assert OfflineReviewer(BagOfWords(), judge=yes).review("When?", [doc], "The museum opens at 9 am [1].").valid
+    assert OfflineReviewer(BagOfWords(), judge=yes).review(HOURS, [doc], "The museum opens at 9 am [1].").valid
 
 
 def test_the_reviewer_never_uses_the_generators_support_scores(monkeypatch):
@@ -112,9 +113,9 @@ def test_the_reviewer_never_uses_the_generators_support_scores(monkeypatch):
     monkeypatch.setattr(EvidenceIndex, "best_single", refuse)
     docs = [evidence("a#1", "The museum opens at 9 am.", "Hours"), evidence("b#1", "The zoo opens at 10 am.", "Zoo")]
     reviewer = OfflineReviewer(BagOfWords())
-    assert reviewer.review("When?", docs, "The zoo opens at 10 am [2].").valid
-    assert not reviewer.review("When?", docs, "The zoo opens at 10 am [1].").valid  # redirected by the judge
-    assert not reviewer.review("When?", docs, "The zoo opens at 10 am.").valid  # uncited
+    assert reviewer.review(HOURS, docs, "The zoo opens at 10 am [2].").valid
+    assert not reviewer.review(HOURS, docs, "The zoo opens at 10 am [1].").valid  # redirected by the judge
+    assert not reviewer.review(HOURS, docs, "The zoo opens at 10 am.").valid  # uncited
 
 
 def verdict(supported=True, score=0.9, best="The museum opens at 9 am.", reasons=()):
@@ -143,6 +144,6 @@ def test_unusable_llm_judge_output_is_no_support():
 def test_the_offline_reviewer_runs_on_an_llm_judge():
     provider = ScriptedProvider([verdict(False, 0.2, "", ["the evidence gives 9 am, not 8 am"])])
     reviewer = OfflineReviewer(BagOfWords(), judge=LLMJudge(provider))
-    review = reviewer.review("When?", [evidence("a#1", "The museum opens at 9 am.", "")], "It opens at 8 am [1].")
+    review = reviewer.review(HOURS, [evidence("a#1", "The museum opens at 9 am.", "")], "It opens at 8 am [1].")
     assert not review.valid and "the evidence gives 9 am, not 8 am" in review.issues[0].description
     assert len(provider.calls) == 1  # one chunk: the search for a better citation reuses its judgement
