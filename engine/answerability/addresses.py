@@ -12,8 +12,22 @@ from collections.abc import Sequence
 
 from engine.answerability.question import QuestionFocus, analyse
 from engine.answerability.spans import typed_values
-from engine.reflection.text import citations, mentions, split_sentences, strip_citations
+from engine.reflection.text import citations, mentions, split_sentences, stem, strip_citations, words
 from engine.results import Evidence, Intent
+
+
+ADDRESS_ATTRIBUTE_SHARE = 0.5
+"""The sentence stating the value must name at least half of the asked attribute's words: "80 percent of the
+limit" does not answer "what is the maximum APU oil consumption"."""
+
+
+def _attribute_share(sentence: str, focus: QuestionFocus) -> float:
+    from engine.answerability.evaluator import fuzzy_in
+
+    if not focus.attribute:
+        return 1.0
+    own = {stem(w) for w in words(strip_citations(sentence))}
+    return sum(1 for a in focus.attribute if fuzzy_in(a, own)) / len(focus.attribute)
 
 
 def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent: Intent | None = None,
@@ -30,7 +44,8 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         return ["The answer is empty."]
     reasons: list[str] = []
     if focus.specific:
-        stated = any(typed_values(strip_citations(s), focus.answer_type, question, focus.attribute) for s in sentences)
+        stated = any(typed_values(strip_citations(s), focus.answer_type, question, focus.attribute)
+                     and _attribute_share(s, focus) >= ADDRESS_ATTRIBUTE_SHARE for s in sentences)
         if not stated:
             reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
     cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]

@@ -29,6 +29,7 @@ from rapidfuzz.distance import Levenshtein
 from engine.answerability.question import QuestionFocus, analyse
 from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
+from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
 from engine.reflection.text import STOPWORDS, normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
@@ -50,6 +51,10 @@ and its evidence's fused retrieval score (relevance with credibility as tie-brea
 STRONG_SIMILARITY = 0.55
 """A sentence this similar to the question, with every subject found, speaks to it even if the question's
 wording differs ("Summarise the changes introduced by Rev 12" against "Rev 12 changes: ...")."""
+CONTEXT_UNITS = 2
+"""Units before a sentence in its chunk that introduce it (a list item's lead-in, a table's caption)."""
+CONTEXT_CREDIT = 0.8
+"""Attribute words found only in that lead-in count this much."""
 BRIDGE_CREDIT = 0.8
 """Subject credit of a sentence in a bridge chunk (one hop from the subject; see ``_bridges``)."""
 BRIDGE_MIN_CHARS = 4
@@ -128,8 +133,7 @@ class AnswerabilityEvaluator:
         fits = self._fits(question, focus, chunks, intent)
         best = fits[0] if fits else None
         # The value must be said of the subject: in a sentence or document that names it (or one hop from it).
-        typed = next((f for f in fits if f.values and (f.subject > 0 or not focus.subjects)), None) \
-            if focus.specific else best
+        typed = _said_of_subject(fits, focus) if focus.specific else best
         signals = {
             "subject_coverage": round(subject_cov, 3), "attribute_coverage": round(attr_cov, 3),
             "best_sentence": round(best.score, 3) if best else 0.0,
@@ -194,6 +198,8 @@ class AnswerabilityEvaluator:
         """Sentences ranked by fit; those of a superseded revision only when the question asks for it."""
         current = [c for c in chunks if not _superseded(c, chunks, question, intent)]
         rows = [(c, s) for c in current for s in c.sentences]
+        before = {(c.number, s): " ".join(c.sentences[max(i - CONTEXT_UNITS, 0): i])
+                  for c in current for i, s in enumerate(c.sentences)}
         if not rows:
             return []
         vectors = self.cache.encode([question] + [s for _, s in rows])
@@ -206,18 +212,33 @@ class AnswerabilityEvaluator:
         for (chunk, sentence), sim in zip(rows, sims):
             own = {stem(w) for w in words(sentence)}
             attr = len([a for a in wanted if a in own or fuzzy_in(a, own)]) / len(wanted) if wanted else 0.0
+            lead_in = {stem(w) for w in words(before[(chunk.number, sentence)])} | own
+            if wanted and lead_in != own:  # "... each tyre is checked: 2. at intervals not exceeding 48 hours"
+                attr = max(attr, CONTEXT_CREDIT * len([a for a in wanted if fuzzy_in(a, lead_in)]) / len(wanted))
             title = chunk.evidence.metadata.title
             subj = (sum(1 for s in focus.subjects if _names_in(sentence, s) or _names_in(title, s))
                     / len(focus.subjects)) if focus.subjects else 0.0
             if chunk.number in bridged:
                 subj = max(subj, BRIDGE_CREDIT)
             score = (FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
-                     + FIT_WEIGHTS[3] * min(max(chunk.evidence.score, 0.0), 1.0))
+                     + FIT_WEIGHTS[3] * min(max(chunk.evidence.score, 0.0), 1.0)
+                     + years_in_window(sentence, intent))  # the 2024 row for "in 2024", not the 2022 one
             values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
                 if focus.specific else ()
             fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values))
         fits.sort(key=lambda f: (-f.score, f.chunk))
         return fits
+
+
+def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
+    """The best-fitting sentence with a value, among those naming the most of the question's subjects."""
+    valued = [f for f in fits if f.values and f.score >= SENTENCE_MIN]
+    if focus.subjects:
+        valued = [f for f in valued if f.subject > 0]
+    if not valued:
+        return None
+    most = max(f.subject for f in valued)
+    return next(f for f in valued if f.subject == most)
 
 
 def _bridges(chunks: list[_Chunk], focus: QuestionFocus) -> set[int]:
@@ -257,7 +278,7 @@ def _superseded(chunk: _Chunk, chunks: list[_Chunk], question: str, intent: Inte
 def _chunk(number: int, item: Evidence) -> _Chunk:
     text = f"{item.metadata.title}\n{item.text}"
     raw = frozenset(words(text))
-    sentences = tuple(u.text for u in evidence_units(item.text) if u.kind in QUOTABLE or u.kind == "long")
+    sentences = tuple(u.text for u in evidence_units(item.text) if u.kind in QUOTABLE or u.kind in ("long", "table"))
     return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),
                   sentences or (item.text.strip(),))
 

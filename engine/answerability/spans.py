@@ -26,6 +26,12 @@ _MONTH_DATE = re.compile(
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+\d{1,2})?,?\s+\d{4}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
 _COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
+_DURATION = re.compile(r"\bhow\s+(?:often|long)\b|\bfor\s+how\s+many\s+(?:hours|days|weeks|months|years)\b",
+                       re.IGNORECASE)
+_TIME_UNIT = re.compile(r"^(?:h|hrs?|hours?|d|days?|weeks?|months?|years?|yrs?|min(?:ute)?s?|s|sec(?:ond)?s?|"
+                        r"cycles?|flights?|landings?|fc|fh)\b", re.IGNORECASE)
+RECORD_KEY_WORDS = 2
+"""...and at least two of them: "torque_nm" names a torque, not the final torque of the main wheel axle nut."""
 RECORD_KEY_SHARE = 0.5
 """A record field answers the question when at least half of its key's words are asked attribute words."""
 _MAX_NER_CHARS = 600
@@ -87,10 +93,13 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
             if f" {normalise_phrase(value)} " not in asked:
                 found.append((value, -1))
         counts = bool(_COUNT.search(question))
+        timed = bool(_DURATION.search(question))
         for figure in figures(sentence):
             yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
             if yearlike or not (figure.unit or counts):
                 continue  # a year is not a quantity; a bare number answers "how many", not "what is the torque"
+            if timed and not _TIME_UNIT.match(figure.unit):
+                continue  # "how often" / "how long" is answered by a duration or an interval
             add(figure.text)
     elif answer_type == "date":
         for match in _MONTH_DATE.finditer(sentence):
@@ -110,11 +119,12 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 add(text)
     anchors = _anchors(sentence, near)
     if anchors:
-        found.sort(key=lambda item: (item[1] >= 0, min(abs(item[1] - a) for a in anchors), item[1]))
+        found.sort(key=lambda item: (item[1] >= 0, min(_distance(item[1], a) for a in anchors), item[1]))
     return list(dict.fromkeys(value for value, _ in found))
 
 
-_FIELD = re.compile(r"(?:^|;\s*)([A-Za-z][\w ()/%.-]{0,60}?):\s*([-+]?\d[\d,]*(?:\.\d+)?)\s*(?=;|$|\.$)")
+_FIELD = re.compile(r"(?:^|[;:]\s*)([A-Za-z][\w ()/%.-]{0,60}?)(?::|\s+is)\s*([-+]?\d[\d,]*(?:\.\d+)?)\s*(?=;|$|\.$)")
+"""A numeric field of a record, as exported ("fuel_kg_per_block_hour: 2080") or as quoted ("... hour is 2080")."""
 
 
 def _record_values(sentence: str, near: Sequence[str]) -> list[str]:
@@ -128,9 +138,17 @@ def _record_values(sentence: str, near: Sequence[str]) -> list[str]:
     for match in _FIELD.finditer(sentence):
         key = {stem(w) for w in re.split(r"[\W_]+", match.group(1).lower()) if w}
         share = len(key & wanted) / len(key) if key else 0.0
-        if share >= RECORD_KEY_SHARE:
+        if share >= RECORD_KEY_SHARE and len(key & wanted) >= RECORD_KEY_WORDS:
             scored.append((len(key & wanted), share, match.group(2)))
     return [value for *_, value in sorted(scored, key=lambda item: (-item[0], -item[1]))]
+
+
+BEFORE_LABEL_COST = 3
+"""A value before an attribute word is this much farther than one after it: labels precede values."""
+
+
+def _distance(value_at: int, anchor_at: int) -> int:
+    return value_at - anchor_at if value_at >= anchor_at else (anchor_at - value_at) * BEFORE_LABEL_COST
 
 
 def _anchors(sentence: str, near: Sequence[str]) -> list[int]:
