@@ -31,8 +31,11 @@ def _attribute_share(sentence: str, focus: QuestionFocus) -> float:
 
 
 def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent: Intent | None = None,
-                focus: QuestionFocus | None = None) -> list[str]:
-    """Why ``answer`` does not answer ``question`` (empty when it does); one reason per gap."""
+                focus: QuestionFocus | None = None, *, subjects: bool = True) -> list[str]:
+    """Why ``answer`` does not answer ``question`` (empty when it does); one reason per gap.
+
+    ``subjects=False`` skips the subject check (when the caller has already reported a missing code).
+    """
     if focus is None:
         if intent is None:
             from engine.perception import get_perception
@@ -49,10 +52,12 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         if not stated:
             reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
     cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
+    if not cited_titles:  # nothing cited (the citation check reports that): judge against every document's title
+        cited_titles = [e.metadata.title for e in evidence]
     body = " ".join(strip_citations(s) for s in sentences)
     missing = [s for s in focus.subjects
                if not mentions(body, s) and not any(mentions(title, s) for title in cited_titles)]
-    if missing and len(missing) == len(focus.subjects):
+    if subjects and missing and len(missing) == len(focus.subjects):
         names = ", ".join(repr(m) for m in missing)
         reasons.append(f"The answer does not mention {names}, which the question is about.")
     return reasons

@@ -183,7 +183,7 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         if phrase.lower() in QUESTION_WORDS or phrase.lower() in STOPWORDS:
             continue
         found.append(phrase)
-    found = [part for phrase in found for part in _split_names(phrase)]
+    found = [re.sub(r"['’]s$", "", part) for phrase in found for part in _split_names(phrase)]  # "Jon Berg's"
     out: list[str] = []
     for phrase in found:
         key = normalise_phrase(phrase)

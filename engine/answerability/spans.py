@@ -26,8 +26,9 @@ _MONTH_DATE = re.compile(
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?(?:\s+\d{1,2})?,?\s+\d{4}\b|"
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
 _COUNT = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", re.IGNORECASE)
-_DURATION = re.compile(r"\bhow\s+(?:often|long)\b|\bfor\s+how\s+many\s+(?:hours|days|weeks|months|years)\b",
-                       re.IGNORECASE)
+_DURATION = re.compile(r"\bhow\s+often\b|\bhow\s+long\s+(?:ago|must|should|may|can|does|do|did|will|before|after|"
+                       r"until)\b|\bfor\s+how\s+(?:long|many\s+(?:hours|days|weeks|months|years))\b", re.IGNORECASE)
+"""Questions answered by a duration or interval ("how long must records be kept"), not "how long is the trail"."""
 _TIME_UNIT = re.compile(r"^(?:h|hrs?|hours?|d|days?|weeks?|months?|years?|yrs?|min(?:ute)?s?|s|sec(?:ond)?s?|"
                         r"cycles?|flights?|landings?|fc|fh)\b", re.IGNORECASE)
 RECORD_KEY_WORDS = 2

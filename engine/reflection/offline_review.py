@@ -146,11 +146,13 @@ class OfflineReviewer:
         checked = [f for f in found if f.checked]
         issues = [i for f in found for i in f.issues]
         if checked:
-            issues.extend(_relevance(question, checked, context.index))
+            relevance = _relevance(question, checked, context.index)
+            issues.extend(relevance)
             if self.require_citations:  # an answer to a question (not a dialogue turn): does it answer it?
                 from engine.answerability.addresses import unaddressed  # answerability reads reflection's text tools
 
-                issues.extend(_issue("logic", reason) for reason in unaddressed(question, answer, evidence))
+                issues.extend(_issue("logic", reason)
+                              for reason in unaddressed(question, answer, evidence, subjects=not relevance))
         if not checked:
             issues.append(_issue("format", "The answer makes no statement that can be checked against the evidence."))
         corrections = _corrections(found, answer)
