@@ -19,7 +19,8 @@ from typing import Any, Literal
 from engine.config import Settings
 from engine.documents.chunking import chunk_sections
 from engine.documents.metadata import (
-    SIDE_SUFFIXES, check_metadata, is_sidecar, parse_sidecar, read_sidecar, resolve_metadata, sidecar_paths, sidecar_sets,
+    SIDE_SUFFIXES, check_metadata, is_sidecar, parse_sidecar, read_sidecar, resolve_metadata, sidecar_paths,
+    sidecar_sets,
 )
 from engine.documents.detect import format_for_name
 from engine.documents.parsers import parse_bytes

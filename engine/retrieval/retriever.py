@@ -177,11 +177,11 @@ def base_relevance(rrf: dict[str, float], base_of: dict[str, str], similarity: d
 
 
 def lift_current_revisions(relevance: dict[str, float], hit_of: dict[str, SearchHit]) -> dict[str, float]:
-    """The newest retrieved revision of a document series ranks at least as relevant as any older revision.
+    """The newest retrieved revision of a document series ranks at least as high as its older revisions.
 
-    Revisions of one document say the same things, so the passage that makes an old revision relevant stands for
-    the current one too: the current revision's best chunk is lifted to the older revisions' best relevance, and
-    credibility (recency, authority) then breaks that tie.
+    Revisions of one document say the same things, so the passages that make old revisions relevant stand for the
+    current one too: the current revision's chunks, best first, are lifted to the older revisions' relevances, best
+    first, and credibility (recency, authority) then breaks those ties.
     """
     series: dict[str, list[str]] = {}
     for cid, hit in hit_of.items():
@@ -190,11 +190,10 @@ def lift_current_revisions(relevance: dict[str, float], hit_of: dict[str, Search
     lifted = dict(relevance)
     for cids in series.values():
         newest = max(hit_of[c].update_date for c in cids)
-        current = [c for c in cids if hit_of[c].update_date == newest]
-        older = [relevance[c] for c in cids if hit_of[c].update_date != newest]
-        best = max(current, key=lambda c: relevance[c])
-        if older and max(older) > relevance[best]:
-            lifted[best] = max(older)
+        current = sorted((c for c in cids if hit_of[c].update_date == newest), key=lambda c: -relevance[c])
+        older = sorted((relevance[c] for c in cids if hit_of[c].update_date != newest), reverse=True)
+        for cid, level in zip(current, older):
+            lifted[cid] = max(relevance[cid], level)
     return lifted
 
 

@@ -1,7 +1,8 @@
 """Timeliness: an answer must not rest on superseded or out-of-window evidence when better was retrieved.
 
 A sentence fails when it cites, without also citing the current source,
-1. an older revision of a document series whose newer revision was retrieved;
+1. an older revision of a document series whose newer revision was retrieved, or another document that gives
+   such an older revision as current ("the current revision is Rev 11");
 2. evidence that marks itself superseded or cancelled, while another retrieved document, dated inside
    the question's window (or, without a window, later), covers the same subject;
 3. only evidence from outside the question's window while evidence inside it was retrieved
@@ -14,7 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from engine.reflection.text import citations, content_words, coverage, mentions, split_sentences, strip_citations
+from engine.reflection.text import (
+    citations, content_words, coverage, mentions, normalise_phrase, split_sentences, strip_citations,
+)
 from engine.results import Evidence, Intent, ValidationIssue
 from engine.periods import Period, about, asked_period
 
@@ -28,8 +31,12 @@ _STATUS_WORDS = (r"superseded|cancell?ed|withdrawn|obsolete|rescinded|revoked|de
                  r"no\s+longer\s+(?:valid|in\s+force|current|applicable|supported)")
 _SELF_STATUS = re.compile(
     rf"\bstatus\s*[:=]\s*(?:{_STATUS_WORDS})\b"  # "STATUS: SUPERSEDED BY AD 2024-11-02", "status: superseded"
-    rf"|\bthis\s+(?:[\w-]+\s+){{0,3}}(?:is|has\s+been|was)\s+(?:now\s+)?(?:{_STATUS_WORDS})\b",  # "This note is superseded"
+    # "This note is superseded"
+    rf"|\bthis\s+(?:[\w-]+\s+){{0,3}}(?:is|has\s+been|was)\s+(?:now\s+)?(?:{_STATUS_WORDS})\b",
     re.IGNORECASE)
+_PAST = re.compile(r"\b(?:superseded|out\s+of\s+date|outdated|no\s+longer|earlier|previous(?:ly)?|former(?:ly)?|"
+                   r"old|older|was|were|used\s+to|until|replaced|changed\s+from|before)\b", re.IGNORECASE)
+MIN_LABEL_CHARS = 3  # a revision label shorter than "1.0" ("1", "A") would match unrelated numbers and letters
 _ANY_STATUS = re.compile(r"\bstatus\s*[:=]\s*(\w+)", re.IGNORECASE)
 _TITLE_STATUS = re.compile(rf"\b(?:{_STATUS_WORDS})\b", re.IGNORECASE)
 
@@ -104,6 +111,24 @@ def current_replacement(evidence: Sequence[Evidence], item: Evidence, statement:
     return None
 
 
+def relayed_old_revision(evidence: Sequence[Evidence], sentence: str,
+                         cited: Sequence[Evidence]) -> tuple[Evidence, Evidence] | None:
+    """(old, newest) when ``sentence`` names an older revision of a retrieved series as its source, through another
+    document ("the current revision is Rev 11"), cites no chunk of that series, and does not mark it as past."""
+    if _PAST.search(strip_citations(sentence)):
+        return None
+    cited_series = {c.metadata.series for c in cited if c.metadata.series}
+    for old in evidence:
+        meta = old.metadata
+        label = meta.revision or ""
+        if not meta.series or meta.series in cited_series or len(normalise_phrase(label)) < MIN_LABEL_CHARS:
+            continue
+        new = newest_in_series(evidence, old)
+        if new is not None and new.metadata.revision != label and mentions(sentence, label):
+            return old, new
+    return None
+
+
 def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) -> list[ValidationIssue]:
     """Statements cited only to superseded or out-of-window evidence while current evidence was retrieved."""
     period = asked_period(intent)
@@ -130,6 +155,15 @@ def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) 
             add("series", old, f"{_quote(sentence)} cites [{number[id(old)]}] {revision_label(old)}, which "
                                f"[{number[id(new)]}] {revision_label(new)} of the same document supersedes; "
                                "cite the newer revision.")
+        if not flagged:
+            relayed = relayed_old_revision(evidence, sentence, cited)
+            if relayed is not None:
+                old, new = relayed
+                flagged = True
+                add("relayed", cited[0],
+                    f"{_quote(sentence)} gives {old.metadata.revision} of {old.metadata.title!r} as current, but "
+                    f"[{number[id(new)]}] {revision_label(new)} supersedes it; cite the newer revision or say the "
+                    "value is superseded.")
         for old in cited:
             if flagged or not marks_itself_superseded(old, sentence):
                 continue

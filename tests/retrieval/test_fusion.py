@@ -194,10 +194,11 @@ def test_the_newest_revision_of_a_series_ranks_at_least_as_high_as_an_older_one(
                          doc_type="manual", page=None, position=0, file_name="m.md", series="manual-32",
                          revision=cid.split(":")[0])
     old = tuple(revision(f"rev11:{i}", "2023-02-10", 4) for i in range(4))
-    runs = [TaskRun(task(1.0), old + (revision("rev12:1", "2025-03-03", 5),), 1.0)]
-    evidence, _, _ = fuse(runs)
-    assert evidence[0].chunk_id == "rev12:1"
-    assert evidence[0].scores["relevance"] == evidence[1].scores["relevance"] == 1.0
+    new = (revision("rev12:1", "2025-03-03", 5), revision("rev12:2", "2025-03-03", 5))
+    evidence, _, _ = fuse([TaskRun(task(1.0), old + new, 1.0)])
+    assert [e.chunk_id for e in evidence][:3] == ["rev12:1", "rev12:2", "rev11:0"]  # lifted, then credibility
+    relevance = {e.chunk_id: e.scores["relevance"] for e in evidence}
+    assert relevance["rev12:1"] == relevance["rev11:0"] and relevance["rev12:2"] == relevance["rev11:1"]
 
 
 def test_a_chunk_about_another_period_gives_way_to_one_about_the_asked_window():

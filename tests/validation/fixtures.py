@@ -73,5 +73,5 @@ def compare_products(year: int | None = 2024) -> Intent:
     """"Compare the battery life of the Zephyr X1, Nimbus 5 and Orion Pro [in ``year``]"."""
     time = (TimeConstraint(text=str(year), start=date(year, 1, 1), end=date(year, 12, 31)) if year else None)
     question = "Compare the battery life of the Zephyr X1, Nimbus 5 and Orion Pro" + (f" in {year}." if year else ".")
-    return Intent(action="compare", raw_query=question, entities=tuple(Entity(text=p, label="PRODUCT") for p in PRODUCTS),
-                  constraints=Constraints(time=time))
+    return Intent(action="compare", raw_query=question,
+                  entities=tuple(Entity(text=p, label="PRODUCT") for p in PRODUCTS), constraints=Constraints(time=time))

@@ -144,3 +144,37 @@ def test_perception_gives_the_window_that_makes_the_flap_track_answer_fail():
     assert check_timeliness(answer, [AD_2024, AD_2020], intent)
     assert check_timeliness("Repeat the inspections at intervals not to exceed 4,500 FC [1].",
                             [AD_2024, AD_2020], intent) == []
+
+
+def test_a_document_relaying_an_old_revision_as_current_fails_when_the_new_one_was_retrieved():
+    blog = evidence_item("acme-blog#1", "Per the current release, version 1.0, the default config file is "
+                         "~/.acme/config.ini.", "Acme tips blog", date(2023, 5, 1))
+    answer = "Per the current release, version 1.0, the default config file is ~/.acme/config.ini [3]."
+    issue = only(check_timeliness(answer, [fx.CHANGELOG_2, fx.CHANGELOG_1, blog], fx.CONFIG_QUESTION))
+    assert "1.0" in issue.message and "[1]" in issue.message and "supersedes" in issue.message
+    past = "Version 1.0 was configured in ~/.acme/config.ini [3]."
+    assert check_timeliness(past, [fx.CHANGELOG_2, fx.CHANGELOG_1, blog], fx.CONFIG_QUESTION) == []
+    assert check_timeliness(answer, [fx.CHANGELOG_1, blog], fx.CONFIG_QUESTION) == []  # no newer version retrieved
+
+
+def test_the_faq_that_still_calls_rev_11_current_fails_next_to_rev_12():
+    """sample_docs trap: the wheels FAQ (2024) says Rev 11's 300 N.m is current; AMM Rev 12 (2025) supersedes it."""
+    faq = sample_evidence("faq/maintenance-faq-wheels-brakes.md", "current revision is **Rev 11")
+    rev11 = sample_evidence("manuals/a320-amm-32-41-rev11.docx", "300 N.m")
+    rev12 = sample_evidence("manuals/a320-amm-32-41-rev12.pdf", "325 N.m")
+    answer = ("At the date of this FAQ the current revision is Rev 11 (10 FEB 2023): final torque 300 N.m "
+              "(221 lbf.ft) [3].")
+    issue = only(check_timeliness(answer, [rev12, rev11, faq], intent_without_window()))
+    assert issue.chunk_id == faq.chunk_id and "Rev 11" in issue.message and "Rev 12" in issue.message
+    assert check_timeliness("Final torque: 325 N.m (240 lbf.ft) [1].", [rev12, rev11, faq],
+                            intent_without_window()) == []
+
+
+def evidence_item(chunk_id: str, text: str, title: str, updated: date):
+    from tests.reflection.builders import evidence
+
+    return evidence(chunk_id, text, title, updated=updated)
+
+
+def intent_without_window() -> Intent:
+    return Intent(action="lookup", raw_query="What is the current final torque for the A320 MLG wheel axle nut?")
