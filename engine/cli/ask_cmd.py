@@ -52,6 +52,11 @@ def render_answer(p: dict) -> str:
     lines += [f"  [{i}] {e['metadata']['title']} ({e['metadata']['update_date'] or 'unknown'}, "
               f"authority {e['metadata']['authority']}) score={e['score']} cred={e['credibility']}"
               for i, e in enumerate(p["evidence"], start=1)]
+    judged = p.get("answerability")
+    if judged:
+        signals = ", ".join(f"{k}={v}" for k, v in judged["signals"].items())
+        lines += ["", f"answerability: {judged['verdict']} - {judged['reason']}",
+                  f"  expects {judged['focus']['answer_type']}; signals: {signals}"]
     if p["draft"] and p["draft"] != p["final"]:
         lines += ["", "draft:", p["draft"]]
     for n, review in enumerate(p["reviews"], start=1):
