@@ -94,6 +94,11 @@ class _Chunk:
     raw: frozenset[str]  # lower-case words
     stems: frozenset[str]
     sentences: tuple[str, ...]
+    headings: tuple[str, ...] = ()  # per sentence: the heading of its section ("" when none)
+
+
+_READ = ("long", "table", "heading")
+"""Unit kinds read besides quotable ones: long sentences, flattened tables, headings ("## [0.11.0] - 2024-03-07")."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +161,8 @@ class AnswerabilityEvaluator:
             names_ = ", ".join(repr(s) for s in missing_subjects)
             return Answerability(verdict="unanswerable", missing=tuple(missing_subjects), **base,
                                  reason=f"No retrieved document mentions {names_}, which the question is about.")
-        strong = best is not None and best.similarity >= STRONG_SIMILARITY and bool(focus.subjects)
+        strong = (best is not None and best.similarity >= STRONG_SIMILARITY and bool(focus.subjects)
+                  and (attr_cov > 0 or not focus.attribute))  # "population of Texas" is not a row about Texas
         if attr_cov < ATTRIBUTE_MIN and not strong:
             what = " ".join(missing_attr)
             about = f" about {', '.join(repr(s) for s in focus.subjects)}" if focus.subjects else ""
@@ -198,7 +204,8 @@ class AnswerabilityEvaluator:
         """Sentences ranked by fit; those of a superseded revision only when the question asks for it."""
         current = [c for c in chunks if not _superseded(c, chunks, question, intent)]
         rows = [(c, s) for c in current for s in c.sentences]
-        before = {(c.number, s): " ".join(c.sentences[max(i - CONTEXT_UNITS, 0): i])
+        before = {(c.number, s): " ".join([c.headings[i] if i < len(c.headings) else ""]
+                                          + list(c.sentences[max(i - CONTEXT_UNITS, 0): i]))
                   for c in current for i, s in enumerate(c.sentences)}
         if not rows:
             return []
@@ -278,9 +285,17 @@ def _superseded(chunk: _Chunk, chunks: list[_Chunk], question: str, intent: Inte
 def _chunk(number: int, item: Evidence) -> _Chunk:
     text = f"{item.metadata.title}\n{item.text}"
     raw = frozenset(words(text))
-    sentences = tuple(u.text for u in evidence_units(item.text) if u.kind in QUOTABLE or u.kind in ("long", "table"))
+    units = evidence_units(item.text)
+    sentences = tuple(u.text for u in units if u.kind in QUOTABLE or u.kind in _READ)
+    lead_ins: list[str] = []
+    heading = ""
+    for unit in units:  # each sentence's lead-in: the units just before it, and the heading of its section
+        if unit.kind == "heading":
+            heading = unit.text
+        if unit.kind in QUOTABLE or unit.kind in _READ:
+            lead_ins.append(" ".join(([heading] if heading and heading != unit.text else [])))
     return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),
-                  sentences or (item.text.strip(),))
+                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",))
 
 
 def _mentions(chunk: _Chunk, subject: str) -> bool:

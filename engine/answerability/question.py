@@ -44,6 +44,8 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
 _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|part\s+numbers?|p/n|references?|"
                         r"identifiers?|ids?|versions?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])")
+"""A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
 _CHOICE_FIRST = re.compile(r"\bor\b", re.IGNORECASE)
 
 # Words that frame a question but say nothing about what is asked.
@@ -169,6 +171,7 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         found.append(text)
     found.extend(m.group(1).strip() for m in _QUOTED.finditer(question))
     found.extend(sorted(codes_in(question), key=lambda c: question.lower().find(c)))
+    found.extend(m.group(0) for m in _VERSION.finditer(question))
     for match in _PROPER_RUN.finditer(question):
         run = match.group(0)
         if re.search(r"(?:^|[.?!:;]\s+)\W*$", question[: match.start()]):
@@ -200,7 +203,8 @@ def _subjects(question: str, intent: Intent) -> list[str]:
 def _split_names(phrase: str) -> list[str]:
     """"E. B. White and Dan Masterson" -> both names; "Arts and Letters" (lower-case or one-word side) stays whole."""
     parts = re.split(r"\s+(?:and|or|&|vs\.?|versus)\s+", phrase)
-    if len(parts) > 1 and all(len(p.split()) >= 2 and p[:1].isupper() for p in parts):
+    if len(parts) > 1 and (all(len(p.split()) >= 2 and p[:1].isupper() for p in parts)
+                           or all(codes_in(p) for p in parts)):  # "A320 and B737": two codes
         return [p.strip() for p in parts]
     if len(parts) > 1 and re.search(r"\s+or\s+", phrase):
         return [p.strip() for p in parts if p.strip()]
