@@ -180,6 +180,7 @@ class AnswerSpan(Frozen):
     sentence: str
     evidence: int = Field(ge=1, description="1-based position in Answer.evidence")
     chunk_id: str = ""
+    quotable: bool = Field(default=True, description="the sentence reads as a statement (not a heading or table)")
 
 
 class Answerability(Frozen):

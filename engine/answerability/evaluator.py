@@ -95,6 +95,7 @@ class _Chunk:
     stems: frozenset[str]
     sentences: tuple[str, ...]
     headings: tuple[str, ...] = ()  # per sentence: the heading of its section ("" when none)
+    quotable: frozenset[str] = frozenset()  # the sentences that read as statements (not headings or tables)
 
 
 _READ = ("long", "table", "heading")
@@ -110,6 +111,7 @@ class _Fit:
     attribute: float
     subject: float
     values: tuple[str, ...]
+    quotable: bool = True
 
 
 class AnswerabilityEvaluator:
@@ -149,10 +151,12 @@ class AnswerabilityEvaluator:
         span = None
         if typed is not None and typed.values:
             span = AnswerSpan(value=typed.values[0], sentence=typed.sentence, evidence=typed.chunk,
-                              chunk_id=evidence[typed.chunk - 1].chunk_id)
-        elif best is not None and not focus.specific:  # no value to pick out: the best sentence is the answer
-            span = AnswerSpan(value="", sentence=best.sentence, evidence=best.chunk,
-                              chunk_id=evidence[best.chunk - 1].chunk_id)
+                              chunk_id=evidence[typed.chunk - 1].chunk_id, quotable=typed.quotable)
+        elif not focus.specific:  # no value to pick out: the best statement is the answer
+            lead = next((f for f in fits if f.quotable), None)
+            if lead is not None:
+                span = AnswerSpan(value="", sentence=lead.sentence, evidence=lead.chunk,
+                                  chunk_id=evidence[lead.chunk - 1].chunk_id)
         base = dict(focus=shown, signals=signals, closest=closest, span=span,
                     best_evidence=tuple(evidence[f.chunk - 1].chunk_id for f in fits[:3]))
         asked = focus.describe()
@@ -232,7 +236,8 @@ class AnswerabilityEvaluator:
                      + years_in_window(sentence, intent))  # the 2024 row for "in 2024", not the 2022 one
             values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
                 if focus.specific else ()
-            fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values))
+            fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values,
+                             sentence in chunk.quotable))
         fits.sort(key=lambda f: (-f.score, f.chunk))
         return fits
 
@@ -287,6 +292,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
     raw = frozenset(words(text))
     units = evidence_units(item.text)
     sentences = tuple(u.text for u in units if u.kind in QUOTABLE or u.kind in _READ)
+    quotable = frozenset(u.text for u in units if u.kind in QUOTABLE)
     lead_ins: list[str] = []
     heading = ""
     for unit in units:  # each sentence's lead-in: the units just before it, and the heading of its section
@@ -295,7 +301,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
         if unit.kind in QUOTABLE or unit.kind in _READ:
             lead_ins.append(" ".join(([heading] if heading and heading != unit.text else [])))
     return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),
-                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",))
+                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",), quotable)
 
 
 def _mentions(chunk: _Chunk, subject: str) -> bool:

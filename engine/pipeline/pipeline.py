@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import replace
 from collections.abc import Callable
 from datetime import date, datetime, timezone
 from typing import Any
@@ -134,10 +135,14 @@ class Pipeline:
         provider_id = state["provider"] = loop.provider_label(provider_id)  # the models actually called
         attempts: list[dict[str, Any]] = []
         widened = False
+        excluded: set[str] = set()
         understood = intent.corrected_query or question  # with misspellings corrected
         while True:
             with tracer.span("retrieval"):
                 retrieved = self.retriever.run(tasks, intent, strategy)
+                if excluded:  # evidence a failed timeliness check named as outdated is not offered again
+                    retrieved = replace(retrieved, evidence=tuple(e for e in retrieved.evidence
+                                                                  if e.chunk_id not in excluded))
             state["evidence"] = retrieved.evidence
             notify("retrieval", {"evidence": retrieved.evidence, "runs": retrieved.runs})
             failed = [r.error for r in retrieved.runs if r.error]
@@ -177,6 +182,10 @@ class Pipeline:
                 break
             with tracer.span("orchestration"):
                 tasks, strategy, changes = adjust_plan(tasks, validation, intent, strategy)
+                outdated = {i.chunk_id for i in validation.issues if i.check == "timeliness" and i.chunk_id}
+                if outdated - excluded:
+                    excluded |= outdated
+                    changes.append(f"{len(outdated)} outdated chunk(s) named by the timeliness check left out")
             attempts[-1]["changes"] = changes
             state["tasks"] = tasks
             notify("replan", {"changes": changes, "tasks": tasks})

@@ -13,6 +13,7 @@ entity gets its best unit first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -75,9 +76,15 @@ class _Candidate:
         rest = self.rest + FOCUS_WEIGHT * 0.6 * (self.share - self.direct) + bonus
         return replace(self, score=0.65 * similarity + 0.35 * overlap + rest)
 
-    def quote(self, wanted: set[str]) -> str:
-        """The unit with its [n] citation; a long record keeps only its fields about the question."""
-        text = readable_record(trim_record(self.text, wanted)) if self.kind == "record" else self.text
+    def quote(self, wanted: set[str], years: frozenset[int] = frozenset()) -> str:
+        """The unit with its [n] citation; a long record keeps only its fields about the question.
+
+        With ``years`` (the question's time window), a record field labelled with another year is left
+        out: "2022 kg/BH: 2,338; 2023 kg/BH: 2,288" quoted for a 2023 question keeps the 2023 field.
+        """
+        text = self.text
+        if self.kind == "record":
+            text = readable_record(trim_record(_window_fields(text, years), wanted))
         return with_citation(text, [self.chunk])
 
 
@@ -141,7 +148,7 @@ class OfflineGenerator:
             if candidate.score >= floor and (not focus or candidate.share > 0):
                 self._add(candidate, chosen, index)
         wanted = set(content_words(question))
-        body = [c.quote(wanted) for c in chosen]
+        body = [c.quote(wanted, _window_years(intent)) for c in chosen]
         return " ".join(self._lead(question, evidence, intent, body) + body) or NO_ANSWER
 
     def _lead(self, question: str, evidence: Sequence[Evidence], intent: Intent, body: list[str]) -> list[str]:
@@ -154,6 +161,8 @@ class OfflineGenerator:
         if span is None or judged.verdict == "unanswerable":
             return []
         out = [lead_sentence(question, span, judged.focus.subjects)] if span.value else []
+        if not span.quotable:
+            return out  # a heading or flattened table: the cited value says it, quoting the cells would not
         source = with_citation(readable_record(span.sentence), [span.evidence])
         if not any(strip_citations(source) == strip_citations(b) for b in body):
             out.append(source)
@@ -287,6 +296,27 @@ class OfflineGenerator:
         if any(find_conflict(index, f, candidate.chunk, candidate.vector) for f in single):
             return
         chosen.append(candidate)
+
+
+def _window_years(intent: Intent) -> frozenset[int]:
+    """The years of the question's time window (empty without one, or when it spans more than a decade)."""
+    window = intent.constraints.time
+    if window is None or window.start is None or window.end is None or window.end.year - window.start.year > 10:
+        return frozenset()
+    return frozenset(range(window.start.year, window.end.year + 1))
+
+
+def _window_fields(record: str, years: frozenset[int]) -> str:
+    """``record`` without the fields whose label names only years outside ``years``."""
+    if not years:
+        return record
+    kept = []
+    for field in record.rstrip(".").split(";"):
+        label = field.split(":", 1)[0]
+        named = {int(y) for y in re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", label)}
+        if not named or named & years:
+            kept.append(field.strip())
+    return "; ".join(kept) if kept else record
 
 
 def _repeats(candidate: _Candidate, other: _Candidate) -> bool:
