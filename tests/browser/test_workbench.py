@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def test_ask_shows_revised_answer_and_timing_chart(page, app_url: str):
     revised = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Revised", exact=True))
     expect(revised).to_contain_text("N.m")  # the revised answer quotes a torque figure
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("Time per stage")
-    page.get_by_role("button", name="[1]").first.click()  # a citation opens its evidence
+    page.get_by_role("button", name=re.compile(r"^\[\d+\]$")).first.click()  # a citation opens its evidence
     page.get_by_test_id("stPopoverBody").get_by_text("Authority").first.wait_for()
 
 
