@@ -292,7 +292,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
     raw = frozenset(words(text))
     units = evidence_units(item.text)
     sentences = tuple(u.text for u in units if u.kind in QUOTABLE or u.kind in _READ)
-    quotable = frozenset(u.text for u in units if u.kind in QUOTABLE)
+    quotable = frozenset(u.text for u in units if u.kind in QUOTABLE or u.kind == "long")
     lead_ins: list[str] = []
     heading = ""
     for unit in units:  # each sentence's lead-in: the units just before it, and the heading of its section

@@ -42,7 +42,7 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
     ("yes_no", r"^\W*(?:is|are|was|were|does|do|did|can|could|should|must|may|has|have|had|will|would)\b"),
 ))
 _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|part\s+numbers?|p/n|references?|"
-                        r"identifiers?|ids?|versions?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
+                        r"identifiers?|ids?|versions?|releases?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])")
 """A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
