@@ -44,7 +44,7 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
 _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|part\s+numbers?|p/n|references?|"
                         r"identifiers?|ids?|versions?|releases?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])")
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")
 """A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
 _CHOICE_FIRST = re.compile(r"\bor\b", re.IGNORECASE)
 
