@@ -30,11 +30,10 @@ def _attribute_share(sentence: str, focus: QuestionFocus) -> float:
     return sum(1 for a in focus.attribute if fuzzy_in(a, own)) / len(focus.attribute)
 
 
-def _names_subjects(sentence: str, focus: QuestionFocus, evidence: Sequence[Evidence]) -> bool:
-    """Every subject is named in the sentence or in the title of the evidence it cites: the value is said of it."""
+def _names(sentence: str, subject: str, evidence: Sequence[Evidence]) -> bool:
+    """``subject`` is named in the sentence or in the title of the evidence it cites: the value is said of it."""
     titles = [evidence[n - 1].metadata.title for n in citations(sentence) if 1 <= n <= len(evidence)]
-    body = strip_citations(sentence)
-    return all(mentions(body, s) or any(mentions(t, s) for t in titles) for s in focus.subjects)
+    return mentions(strip_citations(sentence), subject) or any(mentions(t, subject) for t in titles)
 
 
 def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent: Intent | None = None,
@@ -54,9 +53,10 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         return ["The answer is empty."]
     reasons: list[str] = []
     if focus.specific:
-        stated = any(typed_values(strip_citations(s), focus.answer_type, question, focus.attribute)
-                     and _attribute_share(s, focus) >= ADDRESS_ATTRIBUTE_SHARE and _names_subjects(s, focus, evidence)
-                     for s in sentences)
+        valued = [s for s in sentences if typed_values(strip_citations(s), focus.answer_type, question, focus.attribute)
+                  and _attribute_share(s, focus) >= ADDRESS_ATTRIBUTE_SHARE]
+        # every subject gets a value said of it (one sentence may serve several; a comparison needs each side)
+        stated = bool(valued) and all(any(_names(s, subject, evidence) for s in valued) for subject in focus.subjects)
         if not stated:
             reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
     cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]

@@ -325,9 +325,16 @@ def _names_in(text: str, subject: str) -> bool:
     return bool(key) and f" {key} " in f" {normalise_phrase(text)} "
 
 
-def refusal_text(result: Answerability, searched: Sequence[str]) -> str:
-    """The message shown instead of an answer: why, what was searched, and the closest documents."""
+def refusal_text(result: Answerability, searched: Sequence[str], dated: tuple | None = None) -> str:
+    """The message shown instead of an answer: why, what was searched, and the closest documents.
+
+    ``dated`` (start, end) is the date filter the searches ran with, when nothing came back through it.
+    """
     where = ", ".join(dict.fromkeys(searched)) or "the knowledge bases"
+    if dated is not None and not result.closest:
+        start, end = dated
+        return (f"I can't answer this from the documents: no document in {where} is dated between "
+                f"{start or 'the beginning'} and {end or 'today'}, the period the question asks about.")
     closest = "; ".join(f"'{t}'" for t in result.closest) or "none"
     lead = "I can't answer this from the documents" if result.verdict == "unanswerable" else \
         "I can't answer this reliably from the documents"

@@ -176,8 +176,8 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         run = match.group(0)
         if re.search(r"(?:^|[.?!:;]\s+)\W*$", question[: match.start()]):
             first, _, rest = run.partition(" ")
-            if first.lower() in STOPWORDS or first.lower() in QUESTION_WORDS:
-                run = rest  # "What ...", "Both X": the word opening a sentence is not part of a name
+            if first.lower() in STOPWORDS or first.lower() in QUESTION_WORDS or not rest:
+                run = rest  # "What ...", "Both X", "Using ...": the word opening a sentence is not a name by itself
         phrase = _trim_run(run)
         for word in weak:  # "American A320": the nationality describes the subject, it is not its name
             phrase = re.sub(rf"^{re.escape(word)}\s+|\s+{re.escape(word)}$", "", phrase)

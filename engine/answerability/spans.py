@@ -111,6 +111,9 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 add(text)
         for match in _YEAR.finditer(sentence):
             add(match.group(0))
+        for figure in figures(sentence):  # "when must it be checked?" - "5 to 60 minutes after shutdown"
+            if figure.unit and _TIME_UNIT.match(figure.unit):
+                add(figure.text)
     elif answer_type == "code":
         for match in _VERSION_OR_ID.finditer(sentence):  # versions and dated ids: "0.10.4", "20231228"
             add(match.group(0))

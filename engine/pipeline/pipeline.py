@@ -167,7 +167,9 @@ class Pipeline:
             with tracer.span("reflection"):
                 if judged.verdict == "unanswerable" or (judged.verdict == "ambiguous"
                                                         and options.when_ambiguous == "refuse"):
-                    outcome = _refusal(refusal_text(judged, [t.knowledge_base for t in tasks]))
+                    windows = [(t.filters.since, t.filters.until) for t in tasks if t.filters.since or t.filters.until]
+                    dated = windows[0] if windows and len(windows) == len(tasks) else None
+                    outcome = _refusal(refusal_text(judged, [t.knowledge_base for t in tasks], dated))
                 else:
                     outcome = self._reflect(loop, understood, retrieved, intent, options)
             state["outcome"] = outcome
