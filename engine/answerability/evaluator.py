@@ -31,7 +31,7 @@ from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
-from engine.reflection.text import STOPWORDS, normalise_phrase, stem, words
+from engine.reflection.text import normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
 

@@ -218,8 +218,3 @@ def _trim_run(text: str) -> str:
     while tokens and tokens[-1].lower() in ("of", "the", "de", "and", "&"):
         tokens.pop()
     return " ".join(tokens).strip(" .,'’")
-
-
-def _first_word_start(question: str) -> int:
-    found = re.search(r"[A-Za-z]", question)
-    return found.start() if found else 0
