@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from engine.answerability.question import QuestionFocus, analyse
 from engine.answerability.spans import typed_values
+from engine.reflection.signals import question_parts
 from engine.reflection.text import citations, mentions, split_sentences, stem, strip_citations, words
 from engine.results import Evidence, Intent
 
@@ -52,6 +53,10 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
     if not sentences:
         return ["The answer is empty."]
     reasons: list[str] = []
+    parts = question_parts(question)
+    if len(parts) >= 2 and intent is not None:  # "what was the interval, and why did it change?": the value is
+        asked = analyse(parts[0], intent)  # asked by the first part, the rest asks for explanation
+        focus = QuestionFocus(asked.answer_type, focus.subjects, asked.attribute, asked.attribute_words)
     if focus.specific:
         valued = [s for s in sentences if typed_values(strip_citations(s), focus.answer_type, question, focus.attribute)
                   and _attribute_share(s, focus) >= ADDRESS_ATTRIBUTE_SHARE]

@@ -18,7 +18,7 @@ _HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\s+(.+?)\s+(is|are|was|were|did|
 _TRAILING = re.compile(r"\s*(?:,\s*)?(?:according to|as per|per)\s+the\s+[\w\s-]+$|\s*,.*$", re.IGNORECASE)
 
 
-def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = ()) -> str:
+def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (), asked: tuple[str, ...] = ()) -> str:
     """A sentence that states ``span.value`` as the answer to ``question``, citing ``span.evidence``."""
     cite = f"[{span.evidence}]"
     value = span.value.strip()
@@ -36,4 +36,8 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
         tail = f" ({rest})" if rest else ""
         return f"{thing[0].upper()}{thing[1:]}{tail}: {value} {cite}."
     about = ", ".join(subjects[:2])
-    return f"{about}: {value} {cite}." if about else f"Answer: {value} {cite}."
+    what = " ".join(asked)
+    what = f"{what[:1].upper()}{what[1:]}" if what else ""
+    if what and about:
+        return f"{what} for {about}: {value} {cite}."  # "Airworthiness directive superseded for AD 2022-0193: ..."
+    return f"{what or about}: {value} {cite}." if (what or about) else f"Answer: {value} {cite}."

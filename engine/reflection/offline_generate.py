@@ -160,7 +160,10 @@ class OfflineGenerator:
         span = judged.span
         if span is None or judged.verdict == "unanswerable":
             return []
-        out = [lead_sentence(question, span, judged.focus.subjects)] if span.value else []
+        title = evidence[span.evidence - 1].metadata.title
+        about = tuple(x for x in judged.focus.subjects if mentions(span.sentence, x) or mentions(title, x))
+        about = about or judged.focus.subjects[:1]  # the value is said of the subject its sentence names, only
+        out = [lead_sentence(question, span, about, judged.focus.attribute)] if span.value else []
         if not span.quotable:
             return out  # a heading or flattened table: the cited value says it, quoting the cells would not
         source = with_citation(readable_record(span.sentence), [span.evidence])
