@@ -22,6 +22,7 @@ import numpy as np
 from engine.config import Settings, load_settings
 from engine.errors import EngineError
 from engine.evaluation.retrieval import EVAL_KB, read_jsonl
+from engine.evaluation.rows import require_fields, string_list
 
 METRIC_KEYS = ("coverage", "answered_accuracy", "correct_answerable", "refusal_recall", "false_answer_rate",
                "mean_answer_chars", "p50_s", "p95_s")
@@ -43,16 +44,8 @@ def read_qa_rows(path: str | Path, limit: int | None = None) -> list[QARow]:
     rows: list[QARow] = []
     for number, data in enumerate(read_jsonl(file), start=1):
         where = f"{file} row {number}"
-        if not isinstance(data, dict):
-            raise EngineError(f"{where} must be a JSON object.")
-        missing = [k for k in ("id", "question", "answers", "answerable") if k not in data]
-        if missing:
-            raise EngineError(f"{where} lacks {', '.join(missing)}; each row needs id, question, answers, answerable.")
-        answers = data["answers"]
-        if isinstance(answers, str):
-            answers = [answers]
-        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            raise EngineError(f"{where}: answers must be a list of strings.")
+        data = require_fields(data, ("id", "question", "answers", "answerable"), where)
+        answers = string_list(data["answers"], "answers", where)
         if not isinstance(data["answerable"], bool):
             raise EngineError(f"{where}: answerable must be true or false.")
         rows.append(QARow(str(data["id"]), str(data["question"]), tuple(answers), data["answerable"]))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from engine.errors import EngineError
+from engine.evaluation.rows import require_fields, string_list
 from engine.reflection.protocols import Reviewer
 from engine.results import Evidence, EvidenceMeta
 
@@ -88,16 +89,8 @@ def _row(line: str, where: str) -> ReviewRow:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         raise EngineError(f"{where} is not valid JSON ({exc.msg}); fix that line.") from None
-    if not isinstance(data, dict):
-        raise EngineError(f"{where} must be a JSON object.")
-    missing = [k for k in ("id", "question", "passages", "answer") if k not in data]
-    if missing:
-        raise EngineError(f"{where} lacks {', '.join(missing)}; each row needs id, question, passages and answer.")
-    passages = data["passages"]
-    if isinstance(passages, str):
-        passages = [passages]
-    if not isinstance(passages, list) or not all(isinstance(p, str) for p in passages):
-        raise EngineError(f"{where}: passages must be a list of strings.")
+    data = require_fields(data, ("id", "question", "passages", "answer"), where)
+    passages = string_list(data["passages"], "passages", where)
     label = data.get("label")
     if label is not None and label not in (0, 1, True, False):
         raise EngineError(f"{where}: label must be 0 (supported) or 1 (hallucinated), got {label!r}.")
