@@ -20,6 +20,8 @@ the documents do not answer the question: the pipeline refuses and shows the clo
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -114,6 +116,12 @@ class _Fit:
     quotable: bool = True
 
 
+_MEMO: OrderedDict[tuple, Answerability] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_SIZE = 64
+"""Recent verdicts kept: enough for the questions in flight, each drafted and revised a few times."""
+
+
 class AnswerabilityEvaluator:
     """Decides per question whether the evidence answers it; see the module docstring for the signals."""
 
@@ -122,7 +130,24 @@ class AnswerabilityEvaluator:
         self.name = "offline-answerability"
 
     def run(self, question: str, intent: Intent, evidence: Sequence[Evidence]) -> Answerability:
-        """The verdict for ``question`` over ``evidence`` (numbered [1]..[n] in this order)."""
+        """The verdict for ``question`` over ``evidence`` (numbered [1]..[n] in this order).
+
+        The pipeline judges the evidence and the offline generator then leads with the same span:
+        one question's verdict is computed once and remembered (a few recent ones are kept).
+        """
+        key = (id(self.cache), question, intent.model_dump_json(),
+               tuple((e.chunk_id, e.text, e.score) for e in evidence))
+        with _MEMO_LOCK:
+            found = _MEMO.get(key)
+        if found is None:
+            found = self._judge(question, intent, tuple(evidence))
+            with _MEMO_LOCK:
+                _MEMO[key] = found
+                while len(_MEMO) > _MEMO_SIZE:
+                    _MEMO.popitem(last=False)
+        return found
+
+    def _judge(self, question: str, intent: Intent, evidence: tuple[Evidence, ...]) -> Answerability:
         focus = analyse(question, intent)
         shown = AnswerFocus(answer_type=focus.answer_type, subjects=focus.subjects, attribute=focus.attribute_words)
         evidence = tuple(evidence)
