@@ -6,7 +6,7 @@ import uuid
 
 import streamlit as st
 
-from components.session import ASK_HISTORY, ASK_QUESTION, ASK_SELECTED, SESSION_ID, TRACES_OPEN
+from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID, TRACES_OPEN
 from components.sidebar import render_sidebar
 
 st.set_page_config(page_title="Reflective RAG workbench", page_icon=":material/fact_check:", layout="wide")
@@ -14,7 +14,6 @@ st.set_page_config(page_title="Reflective RAG workbench", page_icon=":material/f
 st.session_state.setdefault(SESSION_ID, uuid.uuid4().hex)
 st.session_state.setdefault(ASK_HISTORY, [])
 st.session_state.setdefault(ASK_SELECTED, None)
-st.session_state.setdefault(ASK_QUESTION, "")
 st.session_state.setdefault(TRACES_OPEN, None)
 
 PAGES = [

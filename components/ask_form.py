@@ -9,7 +9,10 @@ from typing import Literal
 import streamlit as st
 
 from components.safe_text import label
-from components.session import ASK_QUESTION, ASK_SELECTED
+from components.session import (
+    ASK_DEFAULTS, ASK_KBS, ASK_MODE, ASK_QUESTION, ASK_REFLECTION, ASK_ROUNDS, ASK_SELECTED, kept, remember, restore,
+    set_kept,
+)
 from components.answer_panels import STATUS_LOOK
 from engine.config import Settings
 from engine.pipeline import AskOptions
@@ -45,7 +48,7 @@ def sample_question_list() -> list[str]:
 def _use_sample() -> None:
     choice = st.session_state.get(SAMPLE_KEY)
     if choice:
-        st.session_state[ASK_QUESTION] = choice
+        set_kept(ASK_QUESTION, choice)
 
 
 def sample_picker() -> None:
@@ -57,26 +60,40 @@ def sample_picker() -> None:
                      help="Questions written for the sample corpus; each exercises a known trap.")
 
 
+def _keep_known_bases(knowledge_bases: Sequence[str]) -> None:
+    """Drop picked bases that no longer exist (deleted since), so the picker never holds an unknown option."""
+    state = st.session_state
+    for key in (ASK_KBS, kept(ASK_KBS)):
+        if key in state:
+            state[key] = [kb for kb in state[key] if kb in knowledge_bases]
+
+
 def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
-    """The question box and options; returns the request when submitted with a question."""
+    """The question box and options; returns the request when submitted with a question.
+
+    The inputs keep their values when the user visits another page and comes back.
+    """
+    _keep_known_bases(knowledge_bases)
+    restore(ASK_DEFAULTS)
     with st.form("ask.form", border=True):
         st.text_area("Question", key=ASK_QUESTION, height=90,
                      placeholder="e.g. What is the current final torque for the A320 main landing gear axle nut?")
-        kb_col, refl_col, mode_col, rounds_col = st.columns([2, 2, 1.2, 1])
-        kbs = kb_col.multiselect("Knowledge bases", list(knowledge_bases), key="ask.kbs",
+        kb_col, refl_col, mode_col, rounds_col = st.columns([2.2, 2.2, 1.4, 1.1])
+        kbs = kb_col.multiselect("Knowledge bases", list(knowledge_bases), key=ASK_KBS,
                                  placeholder="All (the strategy routes)",
                                  help="Leave empty to let the active strategy search every knowledge base.")
         reflection = refl_col.segmented_control(
-            "Reflection", list(REFLECTION_LABELS), default="auto", required=True, key="ask.reflection",
+            "Reflection", list(REFLECTION_LABELS), required=True, key=ASK_REFLECTION,
             format_func=REFLECTION_LABELS.get,
             help="Review and revise the draft before showing it. Auto follows the gradual rollout set on the "
                  "Experiments page, and the bucket this question landed in is recorded.")
-        mode = mode_col.radio("Review mode", ["dual", "single"], horizontal=True, key="ask.mode",
+        mode = mode_col.radio("Review mode", ["dual", "single"], horizontal=True, key=ASK_MODE,
                               help="Dual: a separate reviewer checks the generator. Single: the generator reviews "
                                    "its own draft.")
-        rounds = rounds_col.number_input("Max rounds", min_value=0, max_value=6, value=2, step=1, key="ask.rounds",
+        rounds = rounds_col.number_input("Max rounds", min_value=0, max_value=6, step=1, key=ASK_ROUNDS,
                                          help="Review/revise rounds before the engine refuses.")
         submitted = st.form_submit_button("Ask", type="primary", icon=":material/send:")
+    remember(ASK_DEFAULTS)
     if not submitted:
         return None
     question = (st.session_state.get(ASK_QUESTION) or "").strip()

@@ -9,6 +9,7 @@ from components import strategy_preview as preview
 from components import strategy_versions as versions
 from components.safe_text import label
 from components.factories import get_perception, get_store, get_strategy_store
+from components.session import STRATEGY_QUESTION, remember, restore
 from engine.errors import EngineError
 
 st.title("Strategy")
@@ -54,7 +55,9 @@ if editor.BASE_KEY in ss:
         st.header("Preview", divider="gray")
         st.caption("What the edited strategy would plan for a question, before anything is saved. "
                    "'active weight' is what the active version gives the same task.")
-        question = st.text_input("Sample question", value=preview.sample_question(), key="strategy.question")
+        restore({STRATEGY_QUESTION: preview.sample_question()})
+        question = st.text_input("Sample question", key=STRATEGY_QUESTION)
+        remember([STRATEGY_QUESTION])
         if strategy is None:
             st.info("Fix the problems in the editor to see the preview.")
         else:

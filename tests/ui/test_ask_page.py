@@ -122,3 +122,35 @@ def test_misspelt_words_are_shown_with_what_was_searched(app):
     assert answer.intent.spelling_note == "torqe → torque"
     assert "<del>torqe</del> → <ins>torque</ins>" in texts(at.markdown)
     assert any("spelling: torqe → torque" in reason for reason in at.dataframe[0].value["reason"])
+
+
+def test_inputs_are_kept_after_visiting_another_page(app):
+    at = app.run()
+    at.multiselect(key="ask.kbs").select("faq")
+    at.radio(key="ask.mode").set_value("single")
+    at.number_input(key="ask.rounds").set_value(3)
+    at = ask(at, SECOND_QUESTION, reflection="off")
+    assert not at.exception
+    at = at.switch_page("pages/documents.py").run()
+    assert not at.exception and "ask.kbs" not in at.session_state  # Streamlit dropped the widget's state
+    at = at.switch_page("pages/ask.py").run()
+    assert not at.exception and not at.warning
+    assert at.multiselect(key="ask.kbs").value == ["faq"]
+    assert at.segmented_control(key="ask.reflection").value == "off"
+    assert at.radio(key="ask.mode").value == "single"
+    assert at.number_input(key="ask.rounds").value == 3
+    assert at.text_area(key="ask.question").value == SECOND_QUESTION
+
+
+def test_a_deleted_base_is_dropped_from_the_kept_picks(app, ui_data_dir):
+    from engine.config import load_settings
+    from engine.store import KnowledgeBaseStore
+
+    at = app.run()
+    at.multiselect(key="ask.kbs").select("faq").select("manuals")
+    at = ask(at, reflection="off")
+    at = at.switch_page("pages/documents.py").run()
+    KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).drop_knowledge_base("faq")
+    at = at.switch_page("pages/ask.py").run()
+    assert not at.exception
+    assert at.multiselect(key="ask.kbs").value == ["manuals"]

@@ -102,3 +102,12 @@ def test_draft_survives_a_visit_to_another_page(app):
     at.switch_page("pages/strategy.py").run()
     assert not at.exception
     assert at.slider(key="strategy.w.keyword").value == 1.5
+
+
+def test_sample_question_is_kept_after_visiting_another_page(app):
+    at = _page(app)
+    at.text_input(key="strategy.question").set_value("What does the AMM say about axle nut torque?").run()
+    at = at.switch_page("pages/documents.py").run()
+    at = at.switch_page("pages/strategy.py").run()
+    assert not at.exception
+    assert at.text_input(key="strategy.question").value == "What does the AMM say about axle nut torque?"
