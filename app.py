@@ -26,5 +26,9 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-render_sidebar()
-page.run()
+sidebar = st.sidebar.container()  # filled after the page ran, so it lists what the page just changed (an upload)
+try:
+    page.run()
+finally:
+    with sidebar:
+        render_sidebar()

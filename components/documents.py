@@ -111,8 +111,9 @@ def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | Non
 
     def progress(result: FileResult) -> None:
         queue = bars.get(result.name) or []
-        if queue:
-            queue.pop(0).progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
+        if queue:  # of two files with one name, the later one is the one rejected as a repeat
+            bar = queue.pop() if result.status == "rejected" else queue.pop(0)
+            bar.progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
 
     try:
         report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata, progress=progress)

@@ -27,7 +27,7 @@ def model_lines(provider_id: str) -> list[str]:
 def render_sidebar() -> None:
     """Provider, models, knowledge bases with document counts, and the active strategy version."""
     settings = get_settings()
-    with st.sidebar:
+    with st.container():
         st.markdown("### Workbench")
         provider = default_provider_id()
         models = model_lines(provider)

@@ -255,6 +255,8 @@ class Ingestor:
             if doc.doc_id in seen:
                 result = FileResult(doc.name, "rejected", doc.doc_id, reason="The same file name appears twice in this batch.")
                 report.files.append(result)
+                if progress:
+                    progress(result)
                 continue
             seen.add(doc.doc_id)
             if known.get(doc.doc_id) == doc.content_hash:

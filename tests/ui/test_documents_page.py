@@ -127,6 +127,19 @@ def test_upload_into_a_new_base(app):
     at.text_input(key="documents.new_kb").set_value("shop-notes")
     at.button(key="documents.submit").click().run()
     assert "shop-notes" in set(_table(at)["knowledge_base"])
+    at = at.switch_page("pages/ask.py").run()
+    assert "shop-notes" in at.multiselect(key="ask.kbs").options
+
+
+def test_a_file_twice_in_one_upload_finishes_both_bars(app):
+    at = _documents(app)
+    note = ("note.txt", b"Hangar note: chock the wheels.", "text/plain")
+    at.file_uploader(key="documents.files").set_value([note, note])
+    at.selectbox(key="documents.kb").set_value("faq")
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    assert [p.value for p in at.progress] == [100, 100]
+    assert [p.proto.text for p in at.progress] == ["note.txt: ✅ added", "note.txt: ⛔ rejected"]
 
 
 def test_invalid_base_name_is_an_error_not_a_crash(app):
