@@ -45,7 +45,9 @@ def render_status(answer: Answer) -> None:
         status_badge(answer.status)
     extra = answer.extra
     reflection = "off" if extra.get("reflection") is False else f"on ({extra.get('mode', 'dual')})"
-    cols[1].metric("Review rounds", answer.iterations, help="Review/revise iterations the answer went through.")
+    cols[1].metric("Review rounds", answer.review_rounds,
+                   help=f"Reviews of the answer, one per round below; {answer.revisions} revision(s) followed a "
+                        "failed review.")
     cols[2].metric("Validation tries", max(len(extra.get("attempts") or []), 1),
                    help="A failed validation replans retrieval and tries again, a bounded number of times.")
     total = answer.timings.get("total")

@@ -139,7 +139,8 @@ def describe(stage: str, info: dict[str, Any]) -> str:
         return f"{judged.verdict}: {judged.reason}"
     if stage == "reflection":
         outcome = info.get("outcome") or {}
-        return f"{outcome.get('iterations', 0)} review round(s), status {outcome.get('status', '?')}"
+        return (f"{len(outcome.get('rounds') or ())} review round(s), {outcome.get('iterations', 0)} revision(s), "
+                f"status {outcome.get('status', '?')}")
     if stage == "validation" and info.get("validation") is not None:
         issues = info["validation"].issues
         return "all checks passed" if not issues else f"{len(issues)} issue(s): " + "; ".join(

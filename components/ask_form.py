@@ -154,4 +154,5 @@ def history_list(history: Sequence[Answer]) -> None:
         icon = STATUS_LOOK.get(answer.status, ("", ":material/help:", ""))[1]
         st.button(label(answer.question, limit=70), key=f"ask.history.{index}", icon=icon, on_click=_select,
                   args=(index,), type="primary" if index == current else "tertiary", width="stretch",
-                  help=f"{answer.status}, {answer.iterations} review round(s), trace {answer.trace_id}")
+                  help=f"{answer.status}, {answer.review_rounds} review round(s), {answer.revisions} revision(s), "
+                       f"trace {answer.trace_id}")

@@ -48,7 +48,7 @@ def filter_controls(runs: Sequence[TraceSummary]) -> dict[str, Any]:
 def run_frame(runs: Sequence[TraceSummary]) -> pd.DataFrame:
     return pd.DataFrame([{
         "when": r.created_at, "question": neutralise_markdown(r.question), "status": r.status,
-        "iterations": r.iterations, "total s": round(r.total_ms / 1000, 2), "reflection": r.reflection,
+        "revisions": r.iterations, "total s": round(r.total_ms / 1000, 2), "reflection": r.reflection,
         "mode": r.mode, "provider": r.provider, "strategy": r.strategy_version,
         "issues": ", ".join(r.issue_types) or "–", "trace": r.trace_id,
     } for r in runs])
@@ -64,7 +64,7 @@ def _open_selected_row() -> None:
 def run_table(runs: Sequence[TraceSummary]) -> None:
     """The runs as a table; selecting a row opens that run below."""
     st.session_state[IDS_KEY] = [r.trace_id for r in runs]
-    st.caption("One row per run: outcome, review rounds, total time, whether reflection was on and which provider "
+    st.caption("One row per run: outcome, revisions after a failed review, total time, whether reflection was on and which provider "
                "and strategy version answered. Select a row to open the run below.")
     st.dataframe(run_frame(runs), hide_index=True, width="stretch", key=TABLE_KEY, on_select=_open_selected_row,
                  selection_mode="single-row", column_config={
@@ -130,8 +130,9 @@ def issue_counts(stats: TraceStats) -> go.Figure:
 def iteration_histogram(runs: Sequence[TraceSummary]) -> go.Figure:
     values = [r.iterations for r in runs]
     fig = go.Figure(go.Histogram(x=values, xbins={"size": 1}, marker_color="#8fc3f0"))
-    fig.update_layout(xaxis_title="review rounds", yaxis_title="runs", bargap=0.1, xaxis={"dtick": 1})
-    return _layout(fig, "Reflection iterations")
+    fig.update_layout(xaxis_title="revisions after a failed review", yaxis_title="runs", bargap=0.1,
+                      xaxis={"dtick": 1})
+    return _layout(fig, "Revisions per run")
 
 
 def status_chart(stats: TraceStats) -> go.Figure:
@@ -146,7 +147,7 @@ def render_trace_charts(runs: Sequence[TraceSummary], payloads: Sequence[dict[st
     """The five charts over the runs shown in the table."""
     st.caption("Across the runs listed above: how long each stage takes and how that changes over time, the "
                "typical (p50) and slow (p95) stage latency, which review and validation issues come up, how many "
-               "review rounds answers need, and how often the engine refuses.")
+               "revisions answers need, and how often the engine refuses.")
     frame = stage_frame(payloads)
     stats = trace_stats(runs, payloads)
     top = st.columns(2)

@@ -181,6 +181,7 @@ class AnswerSpan(Frozen):
     evidence: int = Field(ge=1, description="1-based position in Answer.evidence")
     chunk_id: str = ""
     quotable: bool = Field(default=True, description="the sentence reads as a statement (not a heading or table)")
+    subject: str = Field(default="", description="the side of the question this value is said of, when it has several")
 
 
 class Answerability(Frozen):
@@ -193,6 +194,7 @@ class Answerability(Frozen):
     best_evidence: tuple[str, ...] = ()
     closest: tuple[str, ...] = ()
     span: AnswerSpan | None = None
+    sides: tuple[AnswerSpan, ...] = Field(default=(), description="one value per side for 'X of A and B' questions")
     missing: tuple[str, ...] = ()
 
 
@@ -214,3 +216,13 @@ class Answer(Frozen):
     provider: str = ""
     strategy_version: str = ""
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def review_rounds(self) -> int:
+        """Reviews the answer went through: one per round ("Round 1: passed" is one round, no revision)."""
+        return len(self.reviews)
+
+    @property
+    def revisions(self) -> int:
+        """Times a failed review led to a corrected or rewritten answer (the loop's ``iterations``)."""
+        return self.iterations

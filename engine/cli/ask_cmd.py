@@ -37,7 +37,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
 def render_answer(p: dict) -> str:
     intent = p["intent"]
-    lines = [f"status: {p['status']}   iterations: {p['iterations']}   provider: {p['provider']}   "
+    lines = [f"status: {p['status']}   review rounds: {p['review_rounds']}   revisions: {p['revisions']}   "
+             f"provider: {p['provider']}   "
              f"trace: {p['trace_id']}",
              f"intent: {intent['action']}  entities: {', '.join(e['text'] for e in intent['entities']) or '-'}  "
              f"constraints: {json.dumps({k: v for k, v in intent['constraints'].items() if v})}", "", "tasks:"]
@@ -78,7 +79,8 @@ def cmd_ask(args) -> int:
         previous_question=args.previous,
     )
     answer = Pipeline(settings_from(args)).run(args.question, options)
-    emit(args, answer.model_dump(mode="json"), render_answer)
+    counts = {"review_rounds": answer.review_rounds, "revisions": answer.revisions}
+    emit(args, answer.model_dump(mode="json") | counts, render_answer)
     return 0 if answer.status != "failure" else 1
 
 
@@ -104,7 +106,7 @@ def cmd_traces_stats(args) -> int:
     def render(p: dict) -> str:
         rows = [{"stage": s, **v} for s, v in p["stage_latency"].items()]
         return (f"runs: {p['runs']}   refusal rate: {p['refusal_rate']:.0%}   statuses: {p['status_counts']}\n"
-                f"issues: {p['issue_counts'] or 'none'}\niterations: {p['iterations']}\n\n"
+                f"issues: {p['issue_counts'] or 'none'}\nrevisions per run: {p['iterations']}\n\n"
                 + (table(rows, ["stage", "p50", "p95", "n"]) if rows else ""))
 
     emit(args, stats, render)

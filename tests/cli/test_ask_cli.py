@@ -33,6 +33,7 @@ def test_ask_prints_every_stage_and_traces_keep_it(capsys, data_dir):
     assert out["status"] in {"success", "refused"} and out["provider"] == "offline"
     assert out["tasks"] and out["evidence"] and out["draft"] and out["reviews"]
     assert {"perception", "orchestration", "retrieval", "reflection", "validation", "total"} <= set(out["timings"])
+    assert out["review_rounds"] == len(out["reviews"]) >= 1 and out["revisions"] == out["iterations"]
 
     code, listed = run_json(capsys, "traces", "list", "--limit", "5", "--data-dir", data_dir)
     assert listed["traces"][0]["trace_id"] == out["trace_id"]
@@ -40,12 +41,17 @@ def test_ask_prints_every_stage_and_traces_keep_it(capsys, data_dir):
     assert shown["final"] == out["final"] and shown["intent"] == out["intent"]
     code, stats = run_json(capsys, "traces", "stats", "--data-dir", data_dir)
     assert stats["runs"] >= 1 and "retrieval" in stats["stage_latency"]
+    main(["ask", "What is the final torque of the A320 main wheel axle nut?", "--kb", "manuals", "--provider",
+          "offline", "--data-dir", data_dir])
+    text = capsys.readouterr().out
+    assert f"review rounds: {len(out['reviews'])}   revisions: {out['iterations']}" in text
 
 
 def test_ask_without_reflection_and_single_mode(capsys, data_dir):
     code, out = run_json(capsys, "ask", "What fuel burn per block hour did the 2023 report give?", "--no-reflection",
                          "--provider", "offline", "--data-dir", data_dir)
     assert code == 0 and out["reviews"] == [] and out["iterations"] == 0 and out["extra"]["reflection"] is False
+    assert out["review_rounds"] == 0 and out["revisions"] == 0
     code, out = run_json(capsys, "ask", "What fuel burn per block hour did the 2023 report give?", "--mode", "single",
                          "--provider", "offline", "--data-dir", data_dir)
     assert code == 0 and out["extra"]["mode"] == "single" and out["reviews"]

@@ -44,6 +44,9 @@ def test_answer_shows_every_stage(app):
     assert "*Draft*" in markdown and "*Revised*" in markdown
     assert "**Review issues**" in markdown and "**Validation checks**" in markdown
     assert "Round 1" in markdown and ("citation" in markdown and "timeliness" in markdown)
+    rounds = next(m for m in at.metric if m.label == "Review rounds")
+    assert int(rounds.value) == answer.review_rounds == len(answer.reviews) >= 1  # one per "Round n" line
+    assert f"Round {answer.review_rounds}" in markdown and f"Round {answer.review_rounds + 1}" not in markdown
     if any(r.issues for r in answer.reviews):
         assert any("·" in e.label for e in at.expander if e.label.split(" ·")[0] in
                    {"citation", "fact", "logic", "overconfidence", "format"})
