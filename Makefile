@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 PYTEST_ARGS ?=
 
-.PHONY: run test install bench clean-data
+.PHONY: run dev test install bench clean-data
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,12 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) -m engine bootstrap
 	@echo "Workbench: http://localhost:$(PORT)"
-	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) --browser.gatherUsageStats false
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+# Like run, but reloads pages when their source changes (.streamlit/config.toml turns the watcher off).
+dev: $(STAMP)
+	$(PY) -m engine bootstrap
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)

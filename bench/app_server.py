@@ -48,7 +48,7 @@ class AppServer:
         env.update({"DATA_DIR": str(self.data_dir), "PYTHONUNBUFFERED": "1"}, **self.extra_env)
         command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                    "--server.port", str(self.port), "--server.address", "127.0.0.1",
-                   "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+                   "--browser.gatherUsageStats", "false"]  # the file watcher is off in .streamlit/config.toml
         self._log = open(self.log_path, "wb") if self.log_path else None  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self._log or subprocess.DEVNULL,
                                         stderr=subprocess.STDOUT, start_new_session=True)
