@@ -130,7 +130,7 @@ def outcome_frame(report: IngestReport) -> pd.DataFrame:
         "outcome": STATUS_LABEL[f.status],
         "title": neutralise_markdown(f.title),
         "chunks": f.chunks,
-        "reason": neutralise_markdown(f.reason),
+        "reason": neutralise_markdown(f.reason or " ".join(f.warnings) or None),
         "doc_id": f.doc_id or "",
     } for f in report.files]
     return pd.DataFrame(rows, columns=["file", "outcome", "title", "chunks", "reason", "doc_id"])
@@ -147,6 +147,9 @@ def render_outcome(report: IngestReport) -> None:
     st.caption("Added: new document. Unchanged: same content and metadata as before, skipped. "
                "Replaced: a changed version replaced the old chunks. Rejected: nothing written; see the reason.")
     summary = outcome_summary(report)
+    for result in report.files:
+        for warning in result.warnings:
+            st.warning(label(f"{result.name}: {warning}", limit=600), icon=":material/warning:")
     if report.count("rejected"):
         st.warning(f"`{report.knowledge_base}`: {summary}")
     else:

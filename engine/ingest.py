@@ -44,9 +44,11 @@ class FileResult:
     title: str | None = None
     chunks: int = 0
     reason: str | None = None
+    warnings: tuple[str, ...] = ()
+    """Problems that did not stop the file being indexed (e.g. a PDF that is mostly scanned images)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return dict(self.__dict__, warnings=list(self.warnings))
 
 
 @dataclass
@@ -290,7 +292,8 @@ class Ingestor:
         replaced = [doc.doc_id for doc, _, status in pending if status == "replaced"]
         self.store.write_documents(kb, rows, replace_doc_ids=replaced)
         for doc, chunks, status in pending:
-            result = FileResult(doc.name, status, doc.doc_id, doc.metadata.title, len(chunks))
+            result = FileResult(doc.name, status, doc.doc_id, doc.metadata.title, len(chunks),
+                                warnings=doc.parsed.warnings)
             report.files.append(result)
             if progress:
                 progress(result)

@@ -61,7 +61,8 @@ def _store(args) -> KnowledgeBaseStore:
 
 
 def _render_ingest(payload: dict) -> str:
-    rows = [dict(f, detail=f["reason"] or f"{f['chunks']} chunks") for f in payload["files"]]
+    rows = [dict(f, detail=f["reason"] or " ".join([f"{f['chunks']} chunks.", *f.get("warnings", ())]))
+            for f in payload["files"]]
     summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items())
     return table(rows, ["status", "name", "doc_id", "detail"], {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}"
 

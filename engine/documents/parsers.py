@@ -11,6 +11,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from engine.documents.detect import decode_text, detect_format
+from engine.documents.pdf_checks import low_text_warning, pdf_title
 from engine.documents.types import Format, ParsedFile, Section
 from engine.errors import DocumentError
 
@@ -59,11 +60,8 @@ def parse_pdf(data: bytes, fallback: str | None) -> ParsedFile:
         raise DocumentError(f"The PDF is damaged and cannot be read ({exc}); re-export it and upload again.") from None
     if not pages:
         raise DocumentError("The PDF has no pages; upload a PDF with content.")
-    sections = []
-    for number, page in enumerate(pages, start=1):
-        text = _clean(page.extract_text() or "")
-        if text:
-            sections.append(Section(text, page=number))
+    texts = [_clean(page.extract_text() or "") for page in pages]
+    sections = [Section(text, page=number) for number, text in enumerate(texts, start=1) if text]
     if not sections:
         raise DocumentError(
             "The PDF has no extractable text (it is empty or scanned images only); "
@@ -74,7 +72,9 @@ def parse_pdf(data: bytes, fallback: str | None) -> ParsedFile:
         title = (reader.metadata.title or None) if reader.metadata else None
     except Exception:  # noqa: BLE001 - broken info dictionaries are common and harmless
         title = None
-    return ParsedFile("pdf", tuple(sections), title_hint=title)
+    warning = low_text_warning(texts)
+    return ParsedFile("pdf", tuple(sections), title_hint=pdf_title(title, texts),
+                      warnings=(warning,) if warning else ())
 
 
 def _docx_table_text(table) -> str:

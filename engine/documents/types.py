@@ -37,6 +37,8 @@ class ParsedFile:
     embedded_meta: dict[str, Any] = field(default_factory=dict)
     title_hint: str | None = None
     encoding: str = "utf-8"
+    warnings: tuple[str, ...] = ()
+    """Problems that do not stop the file being indexed (e.g. a PDF with almost no text per page)."""
 
     @property
     def text(self) -> str:
