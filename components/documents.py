@@ -16,7 +16,7 @@ from components.safe_text import label, neutralise_markdown
 from engine.documents.metadata import is_sidecar
 from engine.documents.types import SUPPORTED_EXTENSIONS
 from engine.errors import EngineError
-from engine.ingest import FileResult, IngestReport, Ingestor
+from engine.ingest import FileResult, IngestReport, Ingestor, IngestStep
 
 UPLOAD_TYPES = sorted({ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS})
 SIDECAR_TYPES = ("yaml", "yml", "json")  # NAME.meta.yaml / NAME.meta.json uploaded beside a file
@@ -29,7 +29,7 @@ STATUS_LABEL = {
 FROM_FILE = "from the file"
 NEW_BASE = "➕ new knowledge base…"
 REPORT_KEY = "documents.last_report"
-
+STEP_START = 0.05  # where a file's bar stands once it is read; embedding fills the rest
 
 @dataclass(frozen=True)
 class UploadRequest:
@@ -115,8 +115,16 @@ def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | Non
             bar = queue.pop() if result.status == "rejected" else queue.pop(0)
             bar.progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
 
+    def step(update: IngestStep) -> None:  # the file's bar moves as its chunks are embedded
+        queue = bars.get(update.name) or []
+        if queue:
+            what = "read, waiting to embed" if update.done == 0 else f"{update.done}/{update.total} chunks embedded"
+            queue[0].progress(STEP_START + (1 - STEP_START) * 0.95 * update.fraction,
+                              text=f"{label(update.name)}: {what}")
+
     try:
-        report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata, progress=progress)
+        report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata,
+                                       progress=progress, on_step=step)
     except EngineError as exc:
         st.error("Nothing was indexed: " + label(str(exc), limit=600))
         return None

@@ -31,6 +31,7 @@ from engine.store.schema import check_doc_id, check_kb_name
 
 Status = Literal["added", "unchanged", "replaced", "rejected"]
 FLUSH_CHUNKS = 2048  # chunks embedded and written per commit
+EMBED_STEP = 128  # chunks embedded between two progress steps of one file (about a second on two CPU cores)
 SIDECAR_FORMATS = (".yaml", ".yml", ".json")  # metadata files, never documents
 
 
@@ -49,6 +50,22 @@ class FileResult:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__, warnings=list(self.warnings))
+
+
+@dataclass(frozen=True)
+class IngestStep:
+    """Progress inside one file: ``done`` of its ``total`` chunks embedded (``done == 0``: read, waiting)."""
+
+    name: str
+    done: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+
+StepCallback = Callable[[IngestStep], None]
 
 
 @dataclass
@@ -131,9 +148,13 @@ class Ingestor:
     # -- public entry points -------------------------------------------------
     def ingest_paths(
         self, paths: Iterable[str | Path], kb: str, metadata: Mapping[str, Any] | None = None,
-        progress: Callable[[FileResult], None] | None = None,
+        progress: Callable[[FileResult], None] | None = None, on_step: StepCallback | None = None,
     ) -> IngestReport:
-        """Ingest files and folders from disk; sidecar metadata is read next to each file."""
+        """Ingest files and folders from disk; sidecar metadata is read next to each file.
+
+        ``progress`` gets each file's result as it is decided; ``on_step`` gets steps inside a file as its
+        chunks are embedded.
+        """
         items = []
         for path in expand_paths(paths):
             try:
@@ -142,13 +163,13 @@ class Ingestor:
                 items.append((path.name, exc, {}, metadata))
                 continue
             items.append((path.name, path, sidecar, metadata))
-        return self._ingest(items, kb, None, progress)
+        return self._ingest(items, kb, None, progress, on_step)
 
     def ingest_bytes(
         self, files: Sequence[tuple[str, bytes]], kb: str, metadata: Mapping[str, Any] | None = None,
-        progress: Callable[[FileResult], None] | None = None,
+        progress: Callable[[FileResult], None] | None = None, on_step: StepCallback | None = None,
     ) -> IngestReport:
-        """Ingest uploaded files given as (file name, bytes).
+        """Ingest uploaded files given as (file name, bytes); ``progress`` and ``on_step`` as for ingest_paths.
 
         ``metadata`` applies to every file of the upload unless the file's own sidecar, uploaded with it as
         ``NAME.meta.yaml`` or ``NAME.meta.json``, sets that field. A bad ``metadata`` value raises DocumentError
@@ -185,7 +206,7 @@ class Ingestor:
             items.append((name, DocumentError(
                 f"{name} is a metadata sidecar, but the file it describes ({_described_name(name)}) is not in this "
                 "upload; upload them together, or leave the sidecar out."), {}, upload))
-        return self._ingest(items, kb, None, progress)
+        return self._ingest(items, kb, None, progress, on_step)
 
     def ingest_records(self, records: Iterable[Mapping[str, Any]], kb: str) -> IngestReport:
         """Ingest text records ``{"id", "title", "text", ...metadata}`` (e.g. an evaluation corpus)."""
@@ -227,7 +248,7 @@ class Ingestor:
         meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
         return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, self.settings))
 
-    def _ingest(self, items, kb: str, caller, progress) -> IngestReport:
+    def _ingest(self, items, kb: str, caller, progress, on_step: StepCallback | None = None) -> IngestReport:
         """Ingest (name, path or bytes or the error that rejects it, sidecar, caller metadata) items."""
         check_kb_name(kb)
         docs: list[SourceDoc] = []
@@ -242,11 +263,11 @@ class Ingestor:
                 rejected.append(result)
                 if progress:
                     progress(result)
-        report = self._write(docs, kb, progress)
+        report = self._write(docs, kb, progress, on_step)
         report.files[:0] = rejected
         return report
 
-    def _write(self, docs: list[SourceDoc], kb: str, progress) -> IngestReport:
+    def _write(self, docs: list[SourceDoc], kb: str, progress, on_step: StepCallback | None = None) -> IngestReport:
         started = datetime.now(timezone.utc)
         report = IngestReport(kb)
         known = self.store.document_hashes(kb)
@@ -269,20 +290,34 @@ class Ingestor:
                     progress(result)
                 continue
             chunks = chunk_sections(doc.parsed.sections, self.settings.chunk_size, self.settings.chunk_overlap)
+            if on_step:
+                on_step(IngestStep(doc.name, 0, len(chunks)))
             pending.append((doc, chunks, "replaced" if doc.doc_id in known else "added"))
             pending_chunks += len(chunks)
             if pending_chunks >= FLUSH_CHUNKS:
-                self._flush(pending, kb, report, progress)
+                self._flush(pending, kb, report, progress, on_step)
                 pending, pending_chunks = [], 0
-        self._flush(pending, kb, report, progress)
+        self._flush(pending, kb, report, progress, on_step)
         report.seconds = (datetime.now(timezone.utc) - started).total_seconds()
         return report
 
-    def _flush(self, pending, kb: str, report: IngestReport, progress) -> None:
+    def _embed(self, pending, on_step: StepCallback | None) -> tuple[list[str], list[Any]]:
+        """Texts and vectors of every pending chunk, embedded file by file with a step every EMBED_STEP chunks."""
+        texts: list[str] = []
+        vectors: list[Any] = []
+        for doc, chunks, _ in pending:
+            own = [search_text(doc.metadata, c.text) for c in chunks]
+            for start in range(0, len(own), EMBED_STEP):
+                vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
+                if on_step:
+                    on_step(IngestStep(doc.name, min(start + EMBED_STEP, len(own)), len(own)))
+            texts.extend(own)
+        return texts, vectors
+
+    def _flush(self, pending, kb: str, report: IngestReport, progress, on_step: StepCallback | None = None) -> None:
         if not pending:
             return
-        texts = [search_text(doc.metadata, c.text) for doc, chunks, _ in pending for c in chunks]
-        vectors = self.store.embedder.encode(texts)
+        texts, vectors = self._embed(pending, on_step)
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         rows, i = [], 0
         for doc, chunks, _ in pending:

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from engine.cli.common import emit, settings_from, table
-from engine.ingest import Ingestor
+from engine.cli.progress import TerminalProgress
+from engine.ingest import Ingestor, expand_paths
 from engine.store import MODES, KnowledgeBaseStore, make_filters
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -71,7 +72,8 @@ def cmd_ingest(args) -> int:
     caller = {k: v for k, v in {"title": args.title, "update_date": args.update_date, "authority": args.authority,
                                 "doc_type": args.doc_type, "series": args.series,
                                 "revision": args.revision}.items() if v is not None}
-    report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller)
+    with TerminalProgress(args.kb, len(expand_paths(args.paths))) as bar:
+        report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller, progress=bar.file, on_step=bar.step)
     emit(args, report.to_dict(), _render_ingest)
     return 0
 
@@ -149,7 +151,8 @@ def cmd_bootstrap(args) -> int:
     if not store.knowledge_base_names():
         ingestor = Ingestor(store)
         for folder in sorted(p for p in sample.iterdir() if p.is_dir()):
-            report = ingestor.ingest_paths([folder], folder.name)
+            with TerminalProgress(folder.name, len(expand_paths([folder]))) as bar:
+                report = ingestor.ingest_paths([folder], folder.name, progress=bar.file, on_step=bar.step)
             payload["reports"].append(report.to_dict())
         payload["indexed"] = True
         payload["knowledge_bases"] = store.knowledge_base_names()
