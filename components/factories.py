@@ -97,3 +97,17 @@ def get_reflection_parts(provider_id: str) -> dict:
         if isinstance(model, str) and model:
             parts[role] = f"{parts[role]} ({model})" if parts[role].startswith("LLM") else model
     return parts
+
+
+@st.cache_resource(show_spinner=False)
+def get_warmup():
+    """Started once per process: opens the store, loads the embedding model and spaCy in the background."""
+    from engine.perception.stage import get_perception as perception
+    from engine.warmup import Warmup
+
+    store = get_store()
+    return Warmup([
+        ("knowledge bases", store.knowledge_base_names),
+        ("embedding model", lambda: store.embedder.encode_one("warm-up")),
+        ("question parser (spaCy)", lambda: perception().run("What is the torque of the axle nut?")),
+    ]).start()
