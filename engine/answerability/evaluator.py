@@ -29,6 +29,8 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from engine.answerability.question import QuestionFocus, analyse
+from engine.answerability.sides import nearest_value, sides
+from engine.periods import about, asked_period
 from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
@@ -178,11 +180,14 @@ class AnswerabilityEvaluator:
             span = AnswerSpan(value=typed.values[0], sentence=typed.sentence, evidence=typed.chunk,
                               chunk_id=evidence[typed.chunk - 1].chunk_id, quotable=typed.quotable)
         elif not focus.specific:  # no value to pick out: the best statement is the answer
-            lead = next((f for f in fits if f.quotable), None)
+            quotable = [f for f in fits if f.quotable]
+            most = max((f.subject for f in quotable), default=0.0)  # about the asked code, not its neighbour row
+            lead = next((f for f in quotable if f.subject == most), None)
             if lead is not None:
                 span = AnswerSpan(value="", sentence=lead.sentence, evidence=lead.chunk,
                                   chunk_id=evidence[lead.chunk - 1].chunk_id)
         base = dict(focus=shown, signals=signals, closest=closest, span=span,
+                    sides=_side_spans(question, focus, fits, evidence, intent),
                     best_evidence=tuple(evidence[f.chunk - 1].chunk_id for f in fits[:3]))
         asked = focus.describe()
 
@@ -276,6 +281,31 @@ def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
         return None
     most = max(f.subject for f in valued)
     return next(f for f in valued if f.subject == most)
+
+
+def _side_spans(question: str, focus: QuestionFocus, fits: list[_Fit], evidence: tuple[Evidence, ...],
+                intent: Intent) -> tuple[AnswerSpan, ...]:
+    """One value per side of "... of the A320 and the B737", each from a sentence naming that side; all or none.
+
+    With a time window ("in 2023"), a document of that period (by its title or date) is preferred
+    to one that only quotes it: the timeliness check asks the same of the citation.
+    """
+    joined, _ = sides(question, focus.subjects)
+    if not focus.specific or not joined:
+        return ()
+    period = asked_period(intent)
+    out: list[AnswerSpan] = []
+    for side in joined:
+        named = [f for f in fits if f.values and f.score >= SENTENCE_MIN and _names_in(f.sentence, side)]
+        if period is not None:
+            named.sort(key=lambda f: about(evidence[f.chunk - 1], period) is not True)  # stable: score order kept
+        fit = named[0] if named else None
+        if fit is None:
+            return ()
+        out.append(AnswerSpan(value=nearest_value(fit.sentence, fit.values, side), sentence=fit.sentence,
+                              evidence=fit.chunk, chunk_id=evidence[fit.chunk - 1].chunk_id,
+                              quotable=fit.quotable, subject=side))
+    return tuple(out)
 
 
 def _bridges(chunks: list[_Chunk], focus: QuestionFocus) -> set[int]:

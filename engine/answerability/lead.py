@@ -15,13 +15,22 @@ from engine.results import AnswerSpan
 _WHAT_IS = re.compile(r"^\W*(?:what|which)\s+(is|are|was|were)\s+(the\s+.+?|.+?)\s*\??\s*$", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\s+(.+?)\s+(is|are|was|were|did|does|do|have|has|had|must|may|can)\b"
                        r"(.*?)\s*\??\s*$", re.IGNORECASE)
+_WHICH_DID = re.compile(r"^\W*(?:which|what)\s+((?:[\w/-]+\s+){0,4}?[\w/-]+)\s+(\w+ed)\s+(.+?)\s*\??\s*$",
+                        re.IGNORECASE)
+""""Which directive superseded AD 2022-0193?" -> "The directive that superseded AD 2022-0193 is ..."."""
 _TRAILING = re.compile(r"\s*(?:,\s*)?(?:according to|as per|per)\s+the\s+[\w\s-]+$|\s*,.*$", re.IGNORECASE)
 
 
-def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (), asked: tuple[str, ...] = ()) -> str:
-    """A sentence that states ``span.value`` as the answer to ``question``, citing ``span.evidence``."""
+def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (), asked: tuple[str, ...] = (),
+                  period: str = "") -> str:
+    """A sentence that states ``span.value`` as the answer to ``question``, citing ``span.evidence``.
+
+    ``period`` is the question's time phrase ("since 2024"): restated only when the cited sentence
+    gives its years, so the lead never claims a period its evidence does not state.
+    """
     cite = f"[{span.evidence}]"
     value = span.value.strip()
+    question = _without_period(question, period, span.sentence)
     found = _WHAT_IS.match(question.strip())
     if found:
         verb, topic = found.group(1).lower(), _TRAILING.sub("", found.group(2)).strip()
@@ -30,6 +39,11 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
             topic = f"The {topic[0].lower()}{topic[1:]}"
         if topic:
             return f"{topic} {verb} {value} {cite}."
+    first = re.split(r"\s*,\s*(?:and|or)\s+|\s*;\s*", question.strip(), maxsplit=1)[0]
+    found = _WHICH_DID.match(first)
+    if found and not re.search(r"\b(?:is|are|was|were|do|does|did|has|have|had)\b", found.group(1), re.IGNORECASE):
+        thing, verb, rest = found.group(1), found.group(2), _TRAILING.sub("", found.group(3)).strip()
+        return f"The {thing[0].lower()}{thing[1:]} that {verb} {rest} is {value} {cite}."
     found = _HOW_MANY.match(question.strip())
     if found:
         thing, rest = found.group(1).strip(), _TRAILING.sub("", found.group(3)).strip()
@@ -41,3 +55,24 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
     if what and about:
         return f"{what} for {about}: {value} {cite}."  # "Airworthiness directive superseded for AD 2022-0193: ..."
     return f"{what or about}: {value} {cite}." if (what or about) else f"Answer: {value} {cite}."
+
+
+def _without_period(question: str, period: str, sentence: str) -> str:
+    """``question`` less its time phrase when ``sentence`` does not state the phrase's years."""
+    years = re.findall(r"\d{4}", period)
+    if not period or not years or all(y in sentence for y in years):
+        return question
+    preposition = r"(?:(?:in|during|for|since|from|after|before|by|of)\s+)?"
+    return re.sub(rf"\s*,?\s*{preposition}{re.escape(period)}", "", question, count=1, flags=re.IGNORECASE)
+
+
+def side_leads(question: str, spans: tuple[AnswerSpan, ...], asked: tuple[str, ...] = (), period: str = "") -> list[str]:
+    """One lead per side: "... of the A320 and B737 fleets" -> "... of the A320 fleets is 2,050 landings [6]." and so on."""
+    from engine.answerability.sides import sides
+
+    _, joined = sides(question, [s.subject for s in spans])
+    out = []
+    for span in spans:
+        asked_of_side = question.replace(joined, span.subject, 1) if joined else question
+        out.append(lead_sentence(asked_of_side, span, (span.subject,), asked, period))
+    return out

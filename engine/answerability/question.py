@@ -91,6 +91,8 @@ class QuestionFocus:
         return " ".join(parts)
 
 
+_MEASURE = re.compile(r"^\W*(?i:what|which)\s+(?i:is|was|are|were)\s+(?i:the)\s+([A-Z]{3,}s?)\s+(?i:of|for|on|at)\b")
+"""An acronym asked for "of" something names a measure (MTBUR, MTBF, EGT), not what the question is about."""
 _WH = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
 _LEADS = frozenset({"in", "by", "for", "from", "to", "with", "at", "on", "of", "under", "during", "since", "until",
                     "and", "but", "so", "then", "or"})
@@ -140,6 +142,9 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     """The focus of ``question``, from its wording and Perception's ``intent``."""
     kind = answer_type(question, intent)
     subjects = _subjects(question, intent)
+    measure = _MEASURE.match(interrogative(question))
+    if measure:  # "what was the MTBUR of the sensor": the acronym is the asked measure, the sensor the subject
+        subjects = [s for s in subjects if s != measure.group(1)]
     covered = {stem(w) for s in subjects for w in words(s)}
     time_text = (intent.constraints.time.text if intent.constraints.time else "") or ""
     time_words = {stem(w) for w in words(time_text)}
@@ -186,7 +191,8 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         if phrase.lower() in QUESTION_WORDS or phrase.lower() in STOPWORDS:
             continue
         found.append(phrase)
-    found = [re.sub(r"['’]s$", "", part) for phrase in found for part in _split_names(phrase)]  # "Jon Berg's"
+    found = [re.sub(r"^(?:the|a|an)\s+", "", re.sub(r"['’]s$", "", part), flags=re.IGNORECASE)
+             for phrase in found for part in _split_names(phrase)]  # "Jon Berg's", "the B737 MAX"
     out: list[str] = []
     for phrase in found:
         key = normalise_phrase(phrase)
@@ -197,7 +203,28 @@ def _subjects(question: str, intent: Intent) -> list[str]:
     out = [p for p in out if not source or normalise_phrase(p) != source]
     # A phrase inside a longer one ("Williams" in "Audrey Williams") adds nothing.
     keys = [normalise_phrase(p) for p in out]
-    return [p for p, k in zip(out, keys) if not any(k != o and f" {k} " in f" {o} " for o in keys)]
+    out = [p for p, k in zip(out, keys) if not any(k != o and f" {k} " in f" {o} " for o in keys)]
+    return _unshared(out)
+
+
+def _unshared(subjects: list[str]) -> list[str]:
+    """"NEAA AD" beside the numbered "AD 2022-0193" (from "NEAA AD 2022-0193") keeps only "NEAA".
+
+    Two readings of one stretch of the question overlap; the code names the document, and the
+    words it shares are not a second thing the evidence must name.
+    """
+    coded = [s for s in subjects if re.search(r"\d", s)]
+    out: list[str] = []
+    for subject in subjects:
+        if subject in coded:
+            out.append(subject)
+            continue
+        shared = {w for c in coded for w in normalise_phrase(c).split()} & set(normalise_phrase(subject).split())
+        rest = " ".join(w for w in subject.split() if normalise_phrase(w) not in shared)
+        if shared and not any(w.lower() not in STOPWORDS and len(w) >= 2 for w in rest.split()):
+            continue
+        out.append(rest if shared else subject)
+    return out
 
 
 def _split_names(phrase: str) -> list[str]:

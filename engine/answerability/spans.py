@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from engine.reflection.focus import codes_in
-from engine.reflection.text import figures, normalise_phrase
+from engine.reflection.text import figures, located_figures, normalise_phrase
 
 _NER_TYPES = {
     "person": ("PERSON",),
@@ -85,26 +85,29 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
     asked = f" {normalise_phrase(question)} "
     found: list[tuple[str, int]] = []
 
-    def add(value: str) -> None:
+    def add(value: str, at: int | None = None) -> None:
         value = value.strip(" ,.;:()[]\"'")
         key = normalise_phrase(value)
         if key and f" {key} " not in asked and value not in [v for v, _ in found]:
-            at = sentence.find(value)
-            found.append((value, at if at >= 0 else len(sentence)))
+            if at is None:  # the value as a word of its own: "2" is not the 2 inside "E4027"
+                where = re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", sentence)
+                at = where.start() if where else len(sentence)
+            found.append((value, at))
 
     if answer_type == "number":
-        for value in _record_values(sentence, near):  # "fuel_kg_per_block_hour: 2080": the key is the unit
+        measures = {m.lower() for m in _ACRONYM.findall(question)}  # "MTBUR", "MTBF": a measure named outright
+        for value in _record_values(sentence, near, measures):  # "fuel_kg_per_block_hour: 2080": the key is the unit
             if f" {normalise_phrase(value)} " not in asked:
                 found.append((value, -1))
         counts = bool(_COUNT.search(question))
         timed = bool(_DURATION.search(question))
-        for figure in figures(sentence):
+        for at, figure in located_figures(sentence):
             yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
             if yearlike or not (figure.unit or counts):
                 continue  # a year is not a quantity; a bare number answers "how many", not "what is the torque"
             if timed and not _TIME_UNIT.match(figure.unit):
                 continue  # "how often" / "how long" is answered by a duration or an interval
-            add(figure.text)
+            add(figure.text, at)
     elif answer_type == "date":
         for match in _MONTH_DATE.finditer(sentence):
             add(match.group(0))
@@ -128,7 +131,8 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 add(text)
     anchors = _anchors(sentence, near)
     if anchors:
-        found.sort(key=lambda item: (item[1] >= 0, min(_distance(item[1], a) for a in anchors), item[1]))
+        counted = answer_type == "number" and bool(_COUNT.search(question))  # "57 events": a count precedes its noun
+        found.sort(key=lambda item: (item[1] >= 0, min(_distance(item[1], a, counted) for a in anchors), item[1]))
     return list(dict.fromkeys(value for value, _ in found))
 
 
@@ -136,8 +140,15 @@ _FIELD = re.compile(r"(?:^|[;:]\s*)([A-Za-z][\w ()/%.-]{0,60}?)(?::|\s+is)\s*([-
 """A numeric field of a record, as exported ("fuel_kg_per_block_hour: 2080") or as quoted ("... hour is 2080")."""
 
 
-def _record_values(sentence: str, near: Sequence[str]) -> list[str]:
-    """Numbers of a "key: value; key: value" record whose key names most of the asked attribute, best first."""
+_ACRONYM = re.compile(r"\b[A-Z]{3,}\b")
+
+
+def _record_values(sentence: str, near: Sequence[str], measures: set[str] = frozenset()) -> list[str]:
+    """Numbers of a "key: value; key: value" record whose key names most of the asked attribute, best first.
+
+    A key holding a measure the question names by its acronym ("mtbur_hours" for "the MTBUR")
+    answers with that one word: the acronym is the measure, not a loose word like "torque".
+    """
     from engine.reflection.text import stem
 
     wanted = set(near)
@@ -147,7 +158,8 @@ def _record_values(sentence: str, near: Sequence[str]) -> list[str]:
     for match in _FIELD.finditer(sentence):
         key = {stem(w) for w in re.split(r"[\W_]+", match.group(1).lower()) if w}
         share = len(key & wanted) / len(key) if key else 0.0
-        if share >= RECORD_KEY_SHARE and len(key & wanted) >= RECORD_KEY_WORDS:
+        named = bool(key & wanted & measures)
+        if share >= RECORD_KEY_SHARE and (len(key & wanted) >= RECORD_KEY_WORDS or named):
             scored.append((len(key & wanted), share, match.group(2)))
     return [value for *_, value in sorted(scored, key=lambda item: (-item[0], -item[1]))]
 
@@ -156,7 +168,9 @@ BEFORE_LABEL_COST = 3
 """A value before an attribute word is this much farther than one after it: labels precede values."""
 
 
-def _distance(value_at: int, anchor_at: int) -> int:
+def _distance(value_at: int, anchor_at: int, counted: bool = False) -> int:
+    if counted:  # "Of the 57 E4027 events, 40 were corrected": the number before the counted noun counts it
+        return (value_at - anchor_at) * BEFORE_LABEL_COST if value_at >= anchor_at else anchor_at - value_at
     return value_at - anchor_at if value_at >= anchor_at else (anchor_at - value_at) * BEFORE_LABEL_COST
 
 

@@ -154,7 +154,7 @@ class OfflineGenerator:
     def _lead(self, question: str, evidence: Sequence[Evidence], intent: Intent, body: list[str]) -> list[str]:
         """The asked value first (with its subject and citation), then the sentence it stands in if not chosen."""
         from engine.answerability import AnswerabilityEvaluator
-        from engine.answerability.lead import lead_sentence
+        from engine.answerability.lead import lead_sentence, side_leads
 
         judged = AnswerabilityEvaluator(self.cache).run(question, intent, evidence)
         span = judged.span
@@ -163,7 +163,10 @@ class OfflineGenerator:
         title = evidence[span.evidence - 1].metadata.title
         about = tuple(x for x in judged.focus.subjects if mentions(span.sentence, x) or mentions(title, x))
         about = about or judged.focus.subjects[:1]  # the value is said of the subject its sentence names, only
-        out = [lead_sentence(question, span, about, judged.focus.attribute)] if span.value else []
+        period = (intent.constraints.time.text or "") if intent.constraints.time else ""
+        if judged.sides:  # "... of the A320 and the B737": one value per side, each said of its own side
+            return side_leads(question, judged.sides, judged.focus.attribute, period)
+        out = [lead_sentence(question, span, about, judged.focus.attribute, period)] if span.value else []
         if not span.quotable:
             return out  # a heading or flattened table: the cited value says it, quoting the cells would not
         source = with_citation(readable_record(span.sentence), [span.evidence])

@@ -285,7 +285,7 @@ class OfflineReviewer:
                 if (figure.text in judged_figures or figure.value not in index.chunk(c).numbers
                         or sum(f.unit == figure.unit for f in stated) > 1):
                     continue
-                conflict = find_conflict(index, figure, c, vector)
+                conflict = find_conflict(index, figure, c, vector, body)
                 if conflict is None:
                     continue
                 reported = True

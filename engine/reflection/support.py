@@ -301,13 +301,15 @@ def preferred(index: EvidenceIndex, a: int, b: int) -> bool:
     return index.chunk(b).evidence.credibility > index.chunk(a).evidence.credibility + 1e-9
 
 
-def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_vector: np.ndarray) -> Conflict | None:
+def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_vector: np.ndarray,
+                  statement: str = "") -> Conflict | None:
     """A preferred chunk that states ``figure``'s quantity (same unit, similar sentence) with another value.
 
     Only clear single-value statements count: a sentence giving several values in the unit (a
     table, a revision history) is not a contradiction, nor is a chunk that also states ``figure``.
     A chunk that only lists ``figure`` among other values ("changed from 300 N.m to 325 N.m") but
     states another value plainly contradicts it too, whether it is preferred or the chunk itself.
+    ``statement`` (the answer's sentence) narrows the subject when it names fewer things than the line it quotes.
     """
     if not figure.unit:
         return None
@@ -315,6 +317,9 @@ def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_ve
     holders = [s for s in own.sentences if figure.value in numbers(s)] or list(own.sentences)
     mine = subjects(" ".join(holders), own.evidence.metadata.title)
     mine_titled = not _named(" ".join(holders))
+    said = _named(statement)
+    if said and len(said) < len(mine):  # "... of the A320 is 2,050" quoting a line about A320 and B737: the A320
+        mine, mine_titled = said, False
     best: Conflict | None = None
     best_key: tuple = ()
     for other in index.chunks:

@@ -209,6 +209,8 @@ def located_figures(text: str) -> list[tuple[int, Figure]]:
             unit_match = None  # "35 +/- 2 psi": the 2 is a tolerance, not a value of its own
         elif (tolerance := _TOLERANCE_AFTER.match(clean, match.end())) is not None:
             unit_match = _UNIT.match(clean, tolerance.end())  # "35 +/- 2 psi": 35 is in psi
+        if unit_match and clean[unit_match.end(): unit_match.end() + 1].isdigit():
+            unit_match = None  # "57 E4027 events": the letter opens a code, it is not a unit
         if unit_match:
             candidate = unit_match.group(1).rstrip(".")
             if candidate.lower() not in STOPWORDS and candidate.lower() not in _ORDINAL_UNITS:

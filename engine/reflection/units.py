@@ -272,12 +272,15 @@ def readable_record(record: str) -> str:
     "Year 2024: aircraft type is A320neo; fuel kg per block hour is 2080." The first field names
     the row; the others are said of it.
     """
-    fields = []
+    fields: list[tuple[str, str]] = []
     for part in record.rstrip(".").split(";"):
         key, sep, value = part.partition(":")
-        if not sep or not _COLUMN.match(key.strip()) or not value.strip():
+        if sep and _COLUMN.match(key.strip()) and value.strip():
+            fields.append((key.strip().replace("_", " "), value.strip()))
+        elif fields and part.strip():  # "probable_cause: sensor defective; chafed harness": a list inside a value
+            fields[-1] = (fields[-1][0], f"{fields[-1][1]}; {part.strip()}")
+        else:
             return record  # not a plain record: keep it as written
-        fields.append((key.strip().replace("_", " "), value.strip()))
     if len(fields) < 2:
         return record
     head = f"{fields[0][0]} {fields[0][1]}"

@@ -176,7 +176,8 @@ def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) 
                                        f"{where}, covers the same subject; cite the current document.")
         if flagged or period is None or not cited:
             continue
-        judged = [(item, about(item, period)) for item in cited]
+        # the cited line's own years first: "Average brake life in 2023: ..." in a 2025 manual is about 2023
+        judged = [(item, about(item, period, supporting_line(item, sentence))) for item in cited]
         outside = [item for item, inside in judged if inside is False]
         if not outside or any(inside for _, inside in judged):
             continue

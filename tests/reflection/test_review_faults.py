@@ -146,3 +146,16 @@ def test_the_loop_does_not_apply_a_hedge_suggested_by_an_llm_reviewer():
     result = ReflectionLoop(_AlwaysDraft(), LLMReviewer(provider)).run("Brake?", [BRAKE_PIN], intent("Brake?"))
     assert result.status == "refused"
     assert all("typically" not in r.answer for r in result.rounds)
+
+
+def test_a_value_said_of_one_side_is_not_contradicted_by_the_other_sides_value(reviewer):
+    """A line giving both pumps' figures supports "pump P101 ... 42 minutes"; P202's 57 is no conflict."""
+    from datetime import date as _date
+
+    items = [evidence("report#1", "Mean time to restart: pump P101 42 minutes per stop; pump P202 57 minutes "
+                                  "per stop.", "Pump report 2023", updated=_date(2024, 2, 1)),
+             evidence("memo#2", "The mean time to restart pump P202 was 57 minutes per stop in 2023.",
+                      "Pump P202 memo", updated=_date(2024, 6, 1), authority=5)]
+    review = reviewer.review("What was the mean time to restart pump P101 in 2023?", items,
+                             "The mean time to restart pump P101 was 42 minutes per stop [1].")
+    assert not [i for i in review.issues if "newer or more authoritative" in i.description], review.issues

@@ -178,3 +178,12 @@ def evidence_item(chunk_id: str, text: str, title: str, updated: date):
 
 def intent_without_window() -> Intent:
     return Intent(action="lookup", raw_query="What is the current final torque for the A320 MLG wheel axle nut?")
+
+
+def test_a_later_document_quoting_the_asked_years_figure_counts_as_inside():
+    from tests.reflection.builders import evidence
+
+    handbook = evidence("handbook-2025#3", "Parks spending in 2023 was $4.1 million (annual report).",
+                        "Riverton staff handbook", updated=date(2025, 1, 10))
+    assert check_timeliness("Parks spending in 2023 was $4.1 million [1].",
+                            [handbook, fx.ANNUAL_REPORT_2023], IN_2023) == []
