@@ -19,7 +19,7 @@ from engine.pipeline import AskOptions
 from engine.results import Answer
 
 Reflection = Literal["auto", "on", "off"]
-REFLECTION_LABELS = {"auto": "Auto (rollout)", "on": "On", "off": "Off"}
+REFLECTION_LABELS = {"auto": "Auto", "on": "On", "off": "Off"}
 SAMPLE_KEY = "ask.sample"
 
 
@@ -74,23 +74,28 @@ def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
     The inputs keep their values when the user visits another page and comes back.
     """
     _keep_known_bases(knowledge_bases)
-    restore(ASK_DEFAULTS)
+    restore({k: v for k, v in ASK_DEFAULTS.items() if k != ASK_ROUNDS})
+    st.session_state.setdefault(kept(ASK_ROUNDS), ASK_DEFAULTS[ASK_ROUNDS])
+    # a number input set through session state shows its minimum in the browser; it takes its value instead
+    rounds_value = None if ASK_ROUNDS in st.session_state else st.session_state[kept(ASK_ROUNDS)]
     with st.form("ask.form", border=True):
         st.text_area("Question", key=ASK_QUESTION, height=90,
                      placeholder="e.g. What is the current final torque for the A320 main landing gear axle nut?")
-        kb_col, refl_col, mode_col, rounds_col = st.columns([2.2, 2.2, 1.4, 1.1])
+        kb_col, refl_col = st.columns(2)  # two rows of two: each control keeps its width from 1024 px up
+        mode_col, rounds_col = st.columns(2)
         kbs = kb_col.multiselect("Knowledge bases", list(knowledge_bases), key=ASK_KBS,
                                  placeholder="All (the strategy routes)",
                                  help="Leave empty to let the active strategy search every knowledge base.")
         reflection = refl_col.segmented_control(
             "Reflection", list(REFLECTION_LABELS), required=True, key=ASK_REFLECTION,
             format_func=REFLECTION_LABELS.get,
-            help="Review and revise the draft before showing it. Auto follows the gradual rollout set on the "
-                 "Experiments page, and the bucket this question landed in is recorded.")
+            help="Review and revise the draft before showing it. Auto (rollout) follows the gradual rollout set on "
+                 "the Experiments page, and the bucket this question landed in is recorded.")
         mode = mode_col.radio("Review mode", ["dual", "single"], horizontal=True, key=ASK_MODE,
                               help="Dual: a separate reviewer checks the generator. Single: the generator reviews "
                                    "its own draft.")
         rounds = rounds_col.number_input("Max rounds", min_value=0, max_value=6, step=1, key=ASK_ROUNDS,
+                                         **({"value": rounds_value} if rounds_value is not None else {}),
                                          help="Review/revise rounds before the engine refuses.")
         submitted = st.form_submit_button("Ask", type="primary", icon=":material/send:")
     remember(ASK_DEFAULTS)

@@ -16,7 +16,7 @@ st.caption("Ask a question about your documents. The engine reads the question, 
            "below. Nothing is shown as an answer unless it passed those checks.")
 
 history = st.session_state[ASK_HISTORY]
-form_col, history_col = st.columns([3, 1], gap="large")
+form_col, history_col = st.columns([2.2, 1], gap="medium")
 with form_col:
     sample_picker()
     request = ask_form(get_store().knowledge_base_names())

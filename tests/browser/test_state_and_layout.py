@@ -1,0 +1,108 @@
+"""In headless Chromium: Ask's inputs survive a page change, an upload's new base is selectable at once, and the
+Ask page fits at 1024 and 1440 px (no control cut off by its column, no label wrapped mid-word)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.app_server import wait_for_app
+from tests.ui.conftest import SAMPLE_QUESTION
+
+pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
+
+SHOTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "layout"
+
+# Each form control's box against its column's box, and each label's number of lines (a mid-word wrap gives 2).
+MEASURE = """() => {
+  const out = [];
+  const form = document.querySelector('[data-testid="stForm"]');
+  for (const column of form.querySelectorAll('[data-testid="stColumn"]')) {
+    const box = column.getBoundingClientRect();
+    for (const el of column.querySelectorAll('[data-testid="stWidgetLabel"] p, button, input, [role="radio"]')) {
+      const r = el.getBoundingClientRect();
+      if (!r.width) continue;
+      const range = document.createRange(); range.selectNodeContents(el);
+      const lines = new Set([...range.getClientRects()].map(x => Math.round(x.top))).size;
+      out.push({text: (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 40),
+                tag: el.tagName, left: r.left - box.left, right: box.right - r.right, lines,
+                overflow: el.scrollWidth - el.clientWidth});
+    }
+  }
+  return out;
+}"""
+
+
+def _goto(page, url: str) -> None:
+    page.goto(url)
+    wait_for_app(page)
+
+
+def _sidebar_text(page) -> str:
+    return page.locator('[data-testid="stSidebarContent"]').inner_text()
+
+
+def test_ask_inputs_are_kept_after_visiting_another_page(page, app_url: str):
+    _goto(page, app_url)
+    page.get_by_role("textbox", name="Question").fill(SAMPLE_QUESTION)
+    page.get_by_role("radio", name="Off", exact=True).click()
+    page.get_by_text("single", exact=True).click()
+    page.get_by_role("button", name="Ask").click()
+    page.get_by_text("Draft and revised answer").wait_for()
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Documents").click()
+    page.get_by_role("heading", name="Documents", exact=True).wait_for()
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Ask").click()
+    page.get_by_role("heading", name="Ask", exact=True).wait_for()
+    wait_for_app(page)
+    assert page.get_by_role("textbox", name="Question").input_value() == SAMPLE_QUESTION
+    assert page.get_by_role("radio", name="Off", exact=True).get_attribute("aria-checked") == "true"
+    assert page.get_by_role("radio", name="single").is_checked()
+
+
+def test_uploaded_base_is_listed_and_selectable_at_once(page, app_url: str, tmp_path: Path):
+    note = tmp_path / "hangar-note.md"
+    note.write_text("# Hangar note\n\nChock the wheels before towing.\n")
+    _goto(page, f"{app_url}/documents")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(note), str(note)])
+    page.get_by_role("textbox", name="New knowledge base name").fill("hangar")
+    page.get_by_label("Knowledge base", exact=True).click()
+    page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("button", name="Index files").click()
+    page.get_by_text("Last upload").wait_for()
+    wait_for_app(page)
+    bars = page.locator('[data-testid="stProgress"]')
+    assert "waiting" not in " ".join(bars.all_inner_texts())
+    assert "`hangar`" in _sidebar_text(page) or "hangar: 1 documents" in _sidebar_text(page)
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Ask").click()
+    page.get_by_role("heading", name="Ask", exact=True).wait_for()
+    wait_for_app(page)
+    page.locator('[data-testid="stMultiSelect"]').click()
+    page.get_by_role("option", name="hangar").wait_for()
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        _goto(page, app_url)
+        page.get_by_role("textbox", name="Question").fill(SAMPLE_QUESTION)
+        page.get_by_role("button", name="Ask").click()
+        page.get_by_text("Draft and revised answer").wait_for()
+        wait_for_app(page)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"ask-{width}.png"))
+        boxes = page.evaluate(MEASURE)
+        assert {"Reflection", "Review mode", "Max rounds", "Off"} <= {b["text"] for b in boxes}
+        clipped = [b for b in boxes if b["left"] < -1 or b["right"] < -1]
+        wrapped = [b for b in boxes if b["tag"] == "P" and b["lines"] > 1]
+        assert not clipped, clipped
+        assert not wrapped, wrapped
+        history = page.get_by_role("button", name="What is the current final torque").first
+        assert history.bounding_box()["width"] > 150
+    finally:
+        context.close()
