@@ -18,6 +18,9 @@ _HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\s+(.+?)\s+(is|are|was|were|did|
 _WHICH_DID = re.compile(r"^\W*(?:which|what)\s+((?:[\w/-]+\s+){0,4}?[\w/-]+)\s+(\w+ed)\s+(.+?)\s*\??\s*$",
                         re.IGNORECASE)
 """"Which directive superseded AD 2022-0193?" -> "The directive that superseded AD 2022-0193 is ..."."""
+_HOW_OFTEN = re.compile(r"^\W*how\s+(?:often|frequently)\s+(must|should|shall|can|may|will|is|are)\s+(.+?)\s+"
+                        r"(be\s+\w+|\w+ed)\b(.*?)\s*\??\s*$", re.IGNORECASE)
+""""How often must tyre pressures be checked under X?" -> "Tyre pressures must be checked under X: 48 hours"."""
 _TRAILING = re.compile(r"\s*(?:,\s*)?(?:according to|as per|per)\s+the\s+[\w\s-]+$|\s*,.*$", re.IGNORECASE)
 
 
@@ -39,6 +42,12 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
             topic = f"The {topic[0].lower()}{topic[1:]}"
         if topic:
             return f"{topic} {verb} {value} {cite}."
+    found = _HOW_OFTEN.match(re.split(r"\s*,\s*(?:and|or)\s+|\s+and\s+what\b", question.strip(), maxsplit=1)[0])
+    if found:
+        aux, thing, verb, rest = found.group(1).lower(), found.group(2), found.group(3), found.group(4).strip()
+        thing = re.sub(r"^(?:the\s+)", "", thing, flags=re.IGNORECASE)
+        said = f"{thing[0].upper()}{thing[1:]} {aux} {verb}{' ' + rest if rest else ''}"
+        return f"{said}: {value} {cite}."
     first = re.split(r"\s*,\s*(?:and|or)\s+|\s*;\s*", question.strip(), maxsplit=1)[0]
     found = _WHICH_DID.match(first)
     if found and not re.search(r"\b(?:is|are|was|were|do|does|did|has|have|had)\b", found.group(1), re.IGNORECASE):

@@ -34,6 +34,11 @@ _TIME_UNIT = re.compile(r"^(?:h|hrs?|hours?|d|days?|weeks?|months?|years?|yrs?|m
 _VERSION_OR_ID = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)|(?<![\w.])\d{6,}(?!\w|\.\d)"
                             r"|(?<![\w.-])\d{2,4}-\d{2,4}(?:-\d{1,4})?(?![\w-])")
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
+_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
+_FREQUENCY_CUE = re.compile(r"\b(?:every|each|intervals?|exceed\w*|once|twice|per|daily|weekly|monthly|"
+                            r"frequency)\b", re.IGNORECASE)
+FREQUENCY_CUE_CHARS = 40
+"""How far before a figure a frequency word ("at intervals not exceeding 48 hours", "every 600 FC") is looked for."""
 RECORD_KEY_WORDS = 2
 """...and at least two of them: "torque_nm" names a torque, not the final torque of the main wheel axle nut."""
 RECORD_KEY_SHARE = 0.5
@@ -101,12 +106,15 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 found.append((value, -1))
         counts = bool(_COUNT.search(question))
         timed = bool(_DURATION.search(question))
+        often = bool(_OFTEN.search(question))
         for at, figure in located_figures(sentence):
             yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
             if yearlike or not (figure.unit or counts):
                 continue  # a year is not a quantity; a bare number answers "how many", not "what is the torque"
             if timed and not _TIME_UNIT.match(figure.unit):
                 continue  # "how often" / "how long" is answered by a duration or an interval
+            if often and not _FREQUENCY_CUE.search(sentence[max(0, at - FREQUENCY_CUE_CHARS): at]):
+                continue  # "how often": "kept for at least 12 months" is a retention, not an interval
             add(figure.text, at)
     elif answer_type == "date":
         for match in _MONTH_DATE.finditer(sentence):

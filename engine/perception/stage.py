@@ -124,12 +124,23 @@ class Perception:
             for match in rule.pattern.finditer(text):
                 if _overlaps(match.span(), taken):
                     continue
+                if rule.resolve in RELATIVE_RESOLVERS and RULE_TERMS.search(text):
+                    continue  # "experience within the last 24 months": a term of the content, not a document date
                 today = today or self._today()
                 resolved = resolve_time(rule.resolve, match.groupdict(), today, rule.offset)
                 if resolved is not None:
                     start, end = resolved
                     return TimeConstraint(text=_clean(match.group(0)), start=start, end=end), match
         return None
+
+
+RELATIVE_RESOLVERS = frozenset({"last_n", "rolling"})
+"""Windows counted back from today ("in the last 12 months", "within 24 months", "in the past year")."""
+RULE_TERMS = re.compile(r"\b(?:must|shall|required?|requirements?|experience|privileges?|refers?\s+to|"
+                        r"recurrent|obliged|obligations?)\b", re.IGNORECASE)
+"""Words of a rule or obligation. In "certifying staff must have 6 months of experience within the last
+24 months" or "requirements that refer to something done within the last 12 months", a window counted
+back from today is a term of the rule itself, not a date range for the documents."""
 
 
 @dataclass(frozen=True)

@@ -116,8 +116,21 @@ def states_value(item: Evidence, sentence: str, attribute: Attribute) -> bool:
     """``sentence`` gives a figure and, with the title as context, enough of the attribute's words."""
     if not has_value(sentence):
         return False
-    found = set(content_words(f"{sentence}\n{item.metadata.title}")) & attribute.stems
+    text = f"{sentence}\n{item.metadata.title}"
+    found = (set(content_words(text)) | spelled_out(text, attribute.label)) & attribute.stems
     return len(found) >= attribute.needed()
+
+
+def spelled_out(text: str, phrase: str) -> set[str]:
+    """Stems of the words of ``phrase`` that an acronym in ``text`` stands for: "MLG" -> main, landing, gear."""
+    words = [w for w in phrase.split() if w[:1].isalpha()]
+    initials = "".join(w[0].lower() for w in words)
+    out: set[str] = set()
+    for acronym in re.findall(r"\b[A-Z]{2,5}\b", text):
+        at = initials.find(acronym.lower())
+        if at >= 0:
+            out.update(stem(w.lower()) for w in words[at: at + len(acronym)])
+    return out
 
 
 def values_for(entity: str, others: Sequence[str], items: Sequence[tuple[int, Evidence]],

@@ -111,3 +111,11 @@ def test_a_definition_leads_with_the_row_about_the_asked_code():
     question = "What does alarm code P4410 mean?"
     judged = AnswerabilityEvaluator().run(question, get_perception().run(question), _evidence(table))
     assert judged.span is not None and "P4410" in judged.span.sentence and "P2105" not in judged.span.sentence
+
+
+def test_how_often_is_answered_by_an_interval_not_a_retention_period():
+    question = "How often must the filters be checked?"
+    kept = "The results of each filter check shall be recorded and kept for at least 12 months."
+    interval = "Each filter shall be checked at intervals not exceeding 48 hours."
+    assert typed_values(kept, "number", question, ("filter", "check")) == []
+    assert typed_values(interval, "number", question, ("filter", "check")) == ["48 hours"]

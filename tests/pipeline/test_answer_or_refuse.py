@@ -78,9 +78,10 @@ def test_the_added_questions_are_in_the_sample_file():
     assert set(EXPECTED) | set(UNANSWERABLE_ADDED) == set(added_questions())
 
 
-KNOWN_WRONG = 1
-"""Added questions the offline path may still answer wrongly (measured: "How often must tyre pressures be checked
-under NR 2023/061?" quotes the 12-month record retention instead of the 48-hour interval). Lower it, never raise it."""
+KNOWN_WRONG = 0
+"""Added questions the offline path may still answer wrongly. "How often must tyre pressures be checked under
+NR 2023/061?" used to quote the 12-month record retention; it now finds the 48-hour interval (and is refused by
+the reviewer rather than answered wrongly). Lower it, never raise it."""
 
 
 def test_each_added_question_is_answered_with_the_asked_value_or_refused(pipeline):
