@@ -22,7 +22,8 @@ def test_ask_shows_revised_answer_and_timing_chart(page, app_url: str):
     page.get_by_role("button", name="Ask").click()
     page.get_by_text("Draft and revised answer").wait_for()
     wait_for_app(page)
-    revised = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Revised", exact=True))
+    # the innermost column holding the "Revised" heading (the page layout is itself in columns)
+    revised = page.locator('[data-testid="stColumn"]').filter(has=page.get_by_text("Revised", exact=True)).last
     expect(revised).to_contain_text("N.m")  # the revised answer quotes a torque figure
     expect(page.locator('[data-testid="stPlotlyChart"]').first).to_contain_text("Time per stage")
     page.get_by_role("button", name=re.compile(r"^\[\d+\]$")).first.click()  # a citation opens its evidence
