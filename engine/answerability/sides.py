@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.answerability.spans import label_distance
+
 _JOIN = re.compile(r"^\s*,?\s*(?:and|or|vs\.?|versus|compared\s+(?:with|to)|with|to)\s+(?:(?:on|in|for|of|at)\s+)?"
                    r"(?:the\s+)?$", re.IGNORECASE)
 """What may stand between two sides: a conjunction, then a preposition and an article at most."""
@@ -45,8 +47,6 @@ def nearest_value(sentence: str, values: Sequence[str], side: str) -> str:
 
     def distance(value: str) -> int:
         where = sentence.find(value)
-        if where < 0:
-            return 10 ** 6
-        return where - at if where >= at else (at - where) * 3
+        return label_distance(where, at) if where >= 0 else 10 ** 6
 
     return min(values, key=distance)

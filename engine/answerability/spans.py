@@ -140,7 +140,7 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
     anchors = _anchors(sentence, near)
     if anchors:
         counted = answer_type == "number" and bool(_COUNT.search(question))  # "57 events": a count precedes its noun
-        found.sort(key=lambda item: (item[1] >= 0, min(_distance(item[1], a, counted) for a in anchors), item[1]))
+        found.sort(key=lambda item: (item[1] >= 0, min(label_distance(item[1], a, counted) for a in anchors), item[1]))
     return list(dict.fromkeys(value for value, _ in found))
 
 
@@ -176,7 +176,8 @@ BEFORE_LABEL_COST = 3
 """A value before an attribute word is this much farther than one after it: labels precede values."""
 
 
-def _distance(value_at: int, anchor_at: int, counted: bool = False) -> int:
+def label_distance(value_at: int, anchor_at: int, counted: bool = False) -> int:
+    """How far a value stands from a label word; a value before its label costs BEFORE_LABEL_COST per character."""
     if counted:  # "Of the 57 E4027 events, 40 were corrected": the number before the counted noun counts it
         return (value_at - anchor_at) * BEFORE_LABEL_COST if value_at >= anchor_at else anchor_at - value_at
     return value_at - anchor_at if value_at >= anchor_at else (anchor_at - value_at) * BEFORE_LABEL_COST
