@@ -20,16 +20,16 @@ DECISION_LABEL = {
     "allowed": "allowed", "approved": "approved by a person", "denied": "denied (role too low)",
     "invalid": "invalid arguments", "confirmation_required": "waiting for approval",
     "rejected_by_user": "denied by a person", "timed_out": "timed out", "not_allowed": "unknown tool",
-    "rate_limited": "rate or budget limit",
+    "rate_limited": "rate or budget limit", "not_done": "not done",
 }
 DECISION_ICON = {
     "allowed": ":material/check_circle:", "approved": ":material/check_circle:",
     "confirmation_required": ":material/pause_circle:", "timed_out": ":material/timer_off:",
-    "invalid": ":material/warning:",
+    "invalid": ":material/warning:", "not_done": ":material/do_not_disturb_on:",
 }
 STATUS_LABEL = {
-    "completed": "completed", "paused": "waiting for approval", "max_steps": "stopped: step limit",
-    "failed": "failed", "budget_exceeded": "stopped: budget used up", "running": "running",
+    "completed": "completed", "incomplete": "finished, some steps not done", "paused": "waiting for approval",
+    "max_steps": "stopped: step limit", "failed": "failed", "budget_exceeded": "stopped: budget used up", "running": "running",
 }
 RISK_LABEL = {"read": "read", "write": "write", "high": "high — needs approval"}
 
@@ -105,7 +105,9 @@ def render_run(run: AgentRun, can_approve: Callable[[str], bool], on_decide: Cal
         if run.pending is not None:
             render_pending(run, run.pending, can_approve(run.pending.tool), on_decide)
         elif run.final_text:
-            if run.status == "completed":
+            if run.status == "incomplete":
+                st.warning("Not everything you asked for was done: the steps marked “not done” say why.")
+            if run.status in ("completed", "incomplete"):
                 show(encode(run.final_text))
             else:
                 st.error(label(run.final_text, limit=800))

@@ -21,6 +21,8 @@ FIGURE = re.compile(
 )
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n+")
 WORD = re.compile(r"[a-z0-9]+")
+DEFAULT_AUTHORITY = 3
+"""A document that states no authority ranks in the middle of the 1-5 scale (as in retrieval's credibility)."""
 STOP = frozenset("the a an of for and or to in on at by with is are was were be what which how".split())
 
 
@@ -81,3 +83,31 @@ def relevant_figures(text: str, entity: str, attribute: str) -> list[Figure]:
             fallback.extend(f for _, f in found)
     pool = chosen or (fallback if name and name in text.lower() else [])
     return sorted(pool, key=lambda f: -len(attr_words & words(f.sentence)))
+
+
+def unit_key(unit: str) -> str:
+    """A unit as compared between sources: lower case, punctuation dropped ('N.m', 'n·m' and 'Nm' agree)."""
+    return re.sub(r"[^a-z%$€£]+", "", unit.lower())
+
+
+def prefer_authority(candidates: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Candidates (most relevant first; ``value``, ``unit``, ``authority``, ``doc_id``) reordered, and conflicts.
+
+    The first candidate fixes what is measured (its unit). Among the candidates in that unit, the one
+    from the most authoritative source leads (ties keep relevance order). A conflict is a figure in
+    that unit from another document whose value the leading document does not state anywhere (so a
+    second quantity both give, such as a seating torque beside a final torque, is not one), once per
+    document and value. The other candidates keep their order after the leader.
+    """
+    if not candidates:
+        return [], []
+    key = unit_key(candidates[0]["unit"])
+    same = [c for c in candidates if unit_key(c["unit"]) == key]
+    lead = max(same, key=lambda c: (c.get("authority", DEFAULT_AUTHORITY), -candidates.index(c)))
+    stated = {c["value"] for c in same if c.get("doc_id") == lead.get("doc_id")}
+    conflicts, seen = [], set()
+    for c in same:
+        if c["value"] not in stated and (c.get("doc_id"), c["value"]) not in seen:
+            seen.add((c.get("doc_id"), c["value"]))
+            conflicts.append(c)
+    return [lead, *(c for c in candidates if c is not lead)], conflicts

@@ -19,8 +19,9 @@ from engine.agent.registry import Tool
 
 Decision = Literal[
     "allowed", "denied", "invalid", "confirmation_required", "approved", "rejected_by_user", "timed_out",
-    "not_allowed", "rate_limited",
+    "not_allowed", "rate_limited", "not_done",
 ]
+"""``not_done``: a step the person asked for that the model did not call a tool for, with the reason."""
 
 
 def check_role(role: str) -> Role:

@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from engine.agent.context import Role
 
-RunStatus = Literal["running", "completed", "paused", "max_steps", "failed", "budget_exceeded"]
-FINISHED: frozenset[str] = frozenset({"completed", "max_steps", "failed", "budget_exceeded"})
+RunStatus = Literal["running", "completed", "incomplete", "paused", "max_steps", "failed", "budget_exceeded"]
+"""``incomplete``: the run finished, but a step the person asked for was not done (the steps say which and why)."""
+FINISHED: frozenset[str] = frozenset({"completed", "incomplete", "max_steps", "failed", "budget_exceeded"})
 
 
 @dataclass(frozen=True)

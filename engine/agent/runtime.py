@@ -4,7 +4,8 @@ For each proposed call, in order: unknown tool -> ``not_allowed``; role too low 
 arguments against the schema -> ``invalid``; run budget used up -> ``rate_limited`` with error
 ``budget_exceeded`` (and the run ends with that status); user rate limit -> ``rate_limited``;
 high risk -> ``confirmation_required`` (the run pauses and is persisted); otherwise the tool
-runs with a deadline (``allowed`` or ``timed_out``). Every result
+runs with a deadline (``allowed`` or ``timed_out``). A final turn that lists requested steps it
+could not do ends the run ``incomplete``, each step without a call audited as ``not_done``. Every result
 goes back to the model wrapped as untrusted data; all results of one model turn go back in one
 message, in order. Nothing the model or a tool says can approve a call: only :meth:`AgentRuntime.resume`.
 """
@@ -27,7 +28,7 @@ from engine.agent.policy import Policy, check_role
 from engine.agent.registry import Tool, ToolRegistry
 from engine.agent.run import AgentRun, PendingCall, RunState, Step
 from engine.errors import ProviderError
-from engine.llm.base import Provider
+from engine.llm.base import Provider, UnfinishedStep
 from engine.prompts import AGENT_SYSTEM, AGENT_UNTRUSTED
 
 ContextFactory = Callable[[str, Role], ToolContext]
@@ -155,7 +156,11 @@ class AgentRuntime:
         state.messages.append(response.to_message())
         if not response.tool_uses:
             note = " [cut at the token limit]" if response.stop_reason == "max_tokens" else ""
-            return self._finish(state, "completed", (response.text.strip() or "(no answer)") + note)
+            for item in response.unfinished:
+                if not item.ran:
+                    self._not_done(session, item)
+            status = "incomplete" if response.unfinished else "completed"
+            return self._finish(state, status, (response.text.strip() or "(no answer)") + note)
         state.queue = [use.to_dict() for use in response.tool_uses]
         state.results = []
         self._drain(session)
@@ -287,6 +292,17 @@ class AgentRuntime:
         content = AGENT_UNTRUSTED.render(source=source, data=dumps(envelope or {}))
         return {"type": "tool_result", "tool_use_id": str(use.get("id")), "content": content,
                 "is_error": not (envelope or {}).get("ok", False)}
+
+    def _not_done(self, session: _Session, item: UnfinishedStep) -> None:
+        """Audit a requested step that no tool call was made for, with the reason it was not done."""
+        state = session.state
+        tool, arguments = item.tool or "none", {"requested": item.request}
+        envelope = failure("not_done", f"Not done: {item.reason}.")
+        step = Step(len(state.steps) + 1, tool, arguments, "not_done", envelope, 0.0, "")
+        self.audit.record_step(run_id=state.run_id, step=step.step, user=state.user, role=state.role, tool=tool,
+                               arguments=redact(arguments), decision="not_done", duration_ms=0.0,
+                               result_status="not_done", message=envelope["message"])
+        state.steps.append(step.to_dict())
 
     def _finish(self, state: RunState, status: str, text: str) -> None:
         state.status = status  # type: ignore[assignment]

@@ -15,7 +15,7 @@ from pydantic import Field
 from engine.agent.calculator import evaluate
 from engine.agent.context import ToolContext
 from engine.agent.errors import ToolError
-from engine.agent.figures import relevant_figures
+from engine.agent.figures import DEFAULT_AUTHORITY, prefer_authority, relevant_figures
 
 KB_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 DOC_ID_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9_-]|\.[A-Za-z0-9_-])*\.?$"
@@ -35,6 +35,7 @@ def hit_dict(hit: Any) -> dict[str, Any]:
     return {
         "doc_id": hit.doc_id, "title": hit.title, "knowledge_base": hit.knowledge_base, "chunk_id": hit.chunk_id,
         "score": round(float(hit.score), 4), "update_date": hit.update_date or "unknown", "page": hit.page,
+        "authority": getattr(hit, "authority", DEFAULT_AUTHORITY),
         "text": text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "…",
     }
 
@@ -132,9 +133,11 @@ def compare_values(
 ) -> dict[str, Any]:
     """Compare a measurable attribute of two things: searches the documents for each and extracts the figures.
 
-    Returns, per entity, the numbers with units found in the evidence and their sources, and lists an
-    entity as missing when no figure was found. Use it for 'compare X and Y on Z' questions. Do not
-    use it for non-numeric comparisons. Read-only; no side effects.
+    Returns, per entity, the numbers with units found in the evidence and their sources (each with
+    the source's authority, 1-5), the best-supported figure first: when sources disagree, the most
+    authoritative one is preferred and the others are listed as conflicts. An entity is missing when
+    no figure was found. Use it for 'compare X and Y on Z' questions. Do not use it for non-numeric
+    comparisons. Read-only; no side effects.
     """
     values, missing = [], []
     for entity in (entity_a, entity_b):
@@ -143,8 +146,10 @@ def compare_values(
             for figure in relevant_figures(hit.text, entity, attribute)[:3]:
                 figures.append({**figure.to_dict(), "doc_id": hit.doc_id, "title": hit.title,
                                 "knowledge_base": hit.knowledge_base, "chunk_id": hit.chunk_id,
-                                "update_date": hit.update_date or "unknown"})
-        values.append({"entity": entity, "figures": figures[:5]})
+                                "update_date": hit.update_date or "unknown",
+                                "authority": getattr(hit, "authority", DEFAULT_AUTHORITY)})
+        figures, conflicts = prefer_authority(figures)
+        values.append({"entity": entity, "figures": figures[:5], "conflicts": conflicts[:5]})
         if not figures:
             missing.append(entity)
     return {"attribute": attribute, "values": values, "missing": missing}

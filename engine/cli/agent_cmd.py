@@ -71,8 +71,9 @@ def cmd_agent(args, parser: argparse.ArgumentParser) -> int:
         if args.approve or args.deny:
             parser.error("--approve/--deny go with: agent resume RUN_ID --approve")
         run = _runtime(args, settings, args.provider or default_provider_id()).start(" ".join(words), user, args.role or "analyst")
-    emit(args, {"ok": run.status in ("completed", "paused"), **run.to_dict()}, render_run)
-    return 0 if run.status in ("completed", "paused") else 1
+    done = run.status in ("completed", "paused")  # "incomplete": a requested step was not done, exit 1
+    emit(args, {"ok": done, **run.to_dict()}, render_run)
+    return 0 if done else 1
 
 
 def render_run(payload: dict[str, Any]) -> str:

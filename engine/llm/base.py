@@ -66,11 +66,27 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class UnfinishedStep:
+    """A step the person asked for that was not done: its words, why, and whether a tool call was tried.
+
+    ``ran`` is True when a call was made and failed or was denied (the call is in the audit already).
+    """
+
+    request: str
+    reason: str
+    tool: str | None = None
+    ran: bool = False
+
+
+@dataclass(frozen=True)
 class ChatResponse:
+    """One model turn. ``unfinished`` lists, on a final turn, the requested steps the model could not do."""
+
     content: tuple[ContentBlock, ...]
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    unfinished: tuple[UnfinishedStep, ...] = ()
 
     @property
     def text(self) -> str:

@@ -1,120 +1,27 @@
 """The offline provider: a deterministic planner for the agent, used when no API key is set.
 
-From the latest person's request (never from tool results) it picks one tool and its
-arguments by rules: delete/remove -> delete_document, send ... to an address -> send_report,
-export/save a report -> export_report, compare X and Y ... -> compare_values, list / what
-documents -> list_documents, search/find -> search_knowledge_base, arithmetic -> calculator,
-any other question -> answer_with_review. Once that turn's tool results are in the
-conversation it ends the turn with a summary of them; text inside results is only quoted,
-so instructions planted in documents are never followed.
+From the latest person's request (never from tool results) it plans the request's steps by
+rules (:mod:`engine.llm.offline_plan`) and calls one tool per turn, in order. A step that
+exports or sends "the results" gets the previous step's results as its body, and is not
+done when that step failed or found nothing. Once every step is settled it ends the turn
+with a summary of the results and lists the steps not done (``ChatResponse.unfinished``),
+so the run is never reported completed when a step did nothing. Text inside results is
+only quoted, so instructions planted in documents are never followed.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
-from engine.llm.base import ChatResponse, Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from engine.llm.base import ChatResponse, Message, TextBlock, ToolSpec, ToolUseBlock, UnfinishedStep, Usage
+from engine.llm.offline_plan import PlannedStep, plan_request, plan_steps
 
-EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-KB_PHRASE = re.compile(
-    r"\s*\b(?:in|from)\s+(?:the\s+)?(?:(?:knowledge base|kb)\s+['\"]?(?P<a>[a-z0-9][a-z0-9_-]{0,62})['\"]?"
-    r"|['\"]?(?P<b>[a-z0-9][a-z0-9_-]{0,62})['\"]?\s+(?:knowledge base|kb))\b", re.IGNORECASE)
-TRAILING_KB = re.compile(r"\s+(?:in|from)\s+(?:the\s+)?([a-z0-9][a-z0-9_-]{0,62})\s*[?.!]*$")
-DOC_ID = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*-[0-9a-f]{8}$")
-EXPR = re.compile(r"(?:(?:sqrt|abs|round|min|max|floor|ceil|log10|log|exp|pi)\b|\d+(?:\.\d+)?|\*\*|//|[-+*/%(),]|\s)+")
-IS_MATH = re.compile(r"\d\s*(?:\*\*|//|[-+*/%])\s*[\d(a-z]|[a-z]+\s*\(\s*[\d(]")
-MATH_FILLER = frozenset("what whats is calculate compute evaluate how much the result of value please equals".split())
-WORD_OPS = ((r"\bplus\b", "+"), (r"\bminus\b", "-"), (r"\b(?:times|multiplied by)\b", "*"), (r"\bdivided by\b", "/"),
-            (r"×", "*"), (r"÷", "/"), (r"\^", "**"), (r"(?<=\d)\s*x\s*(?=\d)", "*"))
-COMPARE = (
-    re.compile(r"^compare\s+(?P<a>.+?)\s+(?:and|with|vs\.?|versus|to)\s+(?P<b>.+?)\s+"
-               r"(?:on|for|by|in terms of|regarding)\s+(?P<attr>.+)$", re.IGNORECASE),
-    re.compile(r"^compare\s+(?:the\s+)?(?P<attr>.+?)\s+(?:of|for|between)\s+(?P<a>.+?)\s+"
-               r"(?:and|with|vs\.?|versus)\s+(?P<b>.+)$", re.IGNORECASE),
-    re.compile(r"^compare\s+(?P<a>\S+)\s+(?:and|with|vs\.?|versus|to)\s+(?P<b>\S+)\s+(?P<attr>.+)$", re.IGNORECASE),
-)
+__all__ = ["OfflineProvider", "PlannedStep", "plan_request", "plan_steps", "summarise", "tool_results"]
+
 UNTRUSTED = re.compile(r'<untrusted_data source="tool:([^"]*)">\s*(.*?)\s*</untrusted_data>', re.DOTALL)
-Plan = tuple[str, dict[str, Any]]
-
-
-def _clean(text: str) -> str:
-    return re.sub(r"^(?:please\s+)", "", " ".join(text.split()).strip(), flags=re.IGNORECASE)
-
-
-def _strip_kb(text: str) -> tuple[str, str | None]:
-    match = KB_PHRASE.search(text)
-    if not match:
-        return text, None
-    return (text[: match.start()] + text[match.end():]).strip(), (match.group("a") or match.group("b")).lower()
-
-
-def _tidy(text: str) -> str:
-    return re.sub(r"^(?:the|a|an|my)\s+", "", text.strip(" \"'?.!,:;"), flags=re.IGNORECASE).strip(" \"'")
-
-
-def arithmetic(text: str) -> str | None:
-    """The arithmetic expression a request asks to compute, or None when it is not a calculation."""
-    normal = text
-    for pattern, op in WORD_OPS:
-        normal = re.sub(pattern, op, normal, flags=re.IGNORECASE)
-    spans = [m.group(0).strip() for m in EXPR.finditer(normal.lower())]
-    spans = [s for s in spans if re.search(r"\d", s) and IS_MATH.search(s)]
-    if not spans:
-        return None
-    expr = max(spans, key=len)
-    rest = set(re.findall(r"[a-z]+", normal.lower().replace(expr, " ")))
-    return expr if rest <= MATH_FILLER else None
-
-
-def plan_request(request: str) -> Plan:
-    """The one tool call, with arguments, that the offline planner makes for ``request``."""
-    text = _clean(request)
-    low = text.lower()
-    if re.match(r"^(?:delete|remove)\b", low):
-        rest, kb = _strip_kb(re.sub(r"^(?:delete|remove)\s+", "", text, flags=re.IGNORECASE))
-        target = _tidy(re.sub(r"^(?:the\s+)?(?:document|doc|file)s?\s+", "", _tidy(rest), flags=re.IGNORECASE))
-        args: dict[str, Any] = {"doc_id": target} if DOC_ID.match(target) else {"title": target[:200] or rest}
-        return "delete_document", {**args, **({"kb": kb} if kb else {})}
-    email = EMAIL.search(text)
-    if email and re.search(r"\b(?:send|e-?mail|mail)\b", low):
-        subject = _tidy(re.sub(r"^.*?\b(?:send|e-?mail|mail)\b\s*(?:me\s+)?", "", text[: email.start()],
-                               flags=re.IGNORECASE)).removesuffix(" to").strip() or "Workbench report"
-        subject = subject[:1].upper() + subject[1:200]
-        return "send_report", {"to": email.group(0), "subject": subject, "body": f"{subject}.\n\nRequest: {text}\n"}
-    if re.match(r"^(?:export|save)\b", low) or re.search(r"\b(?:export|save)\b.*\breport\b", low):
-        topic = _tidy(re.sub(r"^.*?\breport\b\s*(?:on|about|of|for)?\s*", "", text, flags=re.IGNORECASE))
-        title = (f"Report on {topic}" if topic else "Workbench report")[:200]
-        return "export_report", {"title": title, "body": f"Request: {text}\n"}
-    if low.startswith("compare"):
-        for pattern in COMPARE:
-            match = pattern.match(text.rstrip("?.! "))
-            if match:
-                a, b, attr = (_tidy(match.group(k)) for k in ("a", "b", "attr"))
-                if a and b and attr:
-                    return "compare_values", {"entity_a": a[:120], "entity_b": b[:120], "attribute": attr[:120]}
-    if re.match(r"^(?:list|show)\b", low) or re.search(r"\bwhat (?:documents|docs|files)\b", low):
-        rest, kb = _strip_kb(text)
-        trailing = TRAILING_KB.search(rest)
-        if not kb and trailing and trailing.group(1).lower() not in ("all", "them"):
-            kb = trailing.group(1).lower()
-        return "list_documents", {"kb": kb} if kb else {}
-    if re.match(r"^(?:search|find|look up|look for)\b", low):
-        rest, kb = _strip_kb(re.sub(r"^(?:search|find|look up|look for)\s+(?:for\s+)?", "", text, flags=re.IGNORECASE))
-        args = {}
-        since = re.search(r"\s*\b(?:since|after)\s+(\d{4}(?:-\d{2}-\d{2})?)\b", rest)
-        if since:
-            args["since"] = since.group(1) if "-" in since.group(1) else f"{since.group(1)}-01-01"
-            rest = rest[: since.start()] + rest[since.end():]
-        query = _tidy(re.sub(r"^(?:documents?|passages?)\s+(?:about|on|for)\s+", "", _tidy(rest), flags=re.I))
-        mode = "keyword" if re.search(r"\b[A-Z]{1,4}-?\d{3,}\b|\d{3}-\d{3}", query) else "hybrid"
-        return "search_knowledge_base", {"query": query[:500] or text[:500], "mode": mode, "k": 5,
-                                         **({"kb": kb} if kb else {}), **args}
-    expression = arithmetic(text)
-    if expression:
-        return "calculator", {"expression": expression[:200]}
-    return "answer_with_review", {"question": text[:1000]}
 
 
 def _request_index(messages: Sequence[Message]) -> tuple[int, str] | None:
@@ -195,9 +102,17 @@ def _compare(result: dict) -> list[str]:
             lines.append(f"- {item.get('entity')}: no figure found in the documents.")
             continue
         best = figures[0]
-        lines.append(f"- {item.get('entity')}: {best.get('text')} (from {best.get('title')}, {best.get('doc_id')}, "
-                     f"{best.get('update_date')})")
+        lines.append(f"- {item.get('entity')}: {best.get('text')} (from {_source(best)})")
+        for other in item.get("conflicts") or []:
+            rank = "lower" if other.get("authority", 3) < best.get("authority", 3) else "the same"
+            lines.append(f"  {other.get('text')} in {_source(other)} disagrees; it has {rank} authority, so "
+                         f"{best.get('text')} is given.")
     return lines
+
+
+def _source(figure: dict) -> str:
+    authority = f", authority {figure['authority']}" if "authority" in figure else ""
+    return f"{figure.get('title')}, {figure.get('doc_id')}, {figure.get('update_date')}{authority}"
 
 
 def _answer(result: dict) -> list[str]:
@@ -239,8 +154,109 @@ def summarise(results: list[tuple[str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+EMPTY = {
+    "search_knowledge_base": lambda r: not r.get("results"),
+    "list_documents": lambda r: not any(kb.get("documents") for kb in r.get("knowledge_bases") or []),
+    "compare_values": lambda r: all(not v.get("figures") for v in r.get("values") or []),
+}
+"""When a tool's result holds nothing that a later step could export or send."""
+TITLES = {
+    "search_knowledge_base": lambda r: f"Search results for {r.get('query')}",
+    "list_documents": lambda r: "Document list",
+    "compare_values": lambda r: f"Comparison of {r.get('attribute')}",
+    "answer_with_review": lambda r: f"Answer to: {r.get('question')}",
+}
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """A planned step once decided: its result envelope, or why it was not run."""
+
+    number: int
+    step: PlannedStep
+    envelope: dict[str, Any] | None = None
+    reason: str = ""
+
+    @property
+    def done(self) -> bool:
+        return bool(self.envelope and self.envelope.get("ok"))
+
+
+def _blocked(step: PlannedStep, settled: list[_Settled], offered: set[str]) -> str:
+    """Why ``step`` cannot run now (empty when it can)."""
+    if step.tool is None:
+        return f"there is no tool to {step.text} here"
+    if step.tool not in offered:
+        return "no tools were offered" if not offered else f"the {step.tool} tool is not available to this role"
+    if step.uses_previous and settled:
+        previous, verb = settled[-1], "send" if step.tool == "send_report" else "export"
+        if not previous.done:
+            return f"step {previous.number} ({previous.step.text}) was not done, so there was nothing to {verb}"
+        empty = EMPTY.get(str(previous.step.tool))
+        if empty is not None and empty(previous.envelope.get("result") or {}):
+            return f"step {previous.number} ({previous.step.text}) found nothing, so there was nothing to {verb}"
+    return ""
+
+
+def _export_lines(name: str, result: dict[str, Any]) -> list[str]:
+    """A result as Markdown for a report: search passages in full, other results as summarised."""
+    if name == "search_knowledge_base":
+        hits = result.get("results") or []
+        return [f"## {n}. {hit.get('title')}\n\n{hit.get('doc_id')}, {hit.get('knowledge_base')}, "
+                f"{hit.get('update_date')}\n\n{hit.get('text')}\n" for n, hit in enumerate(hits, 1)]
+    render = SUMMARIES.get(name)
+    return render(result) if render else [_quote(result, 4000)]
+
+
+def _arguments(step: PlannedStep, settled: list[_Settled], request: str) -> dict[str, Any]:
+    """The step's arguments; an export or send of "the results" gets the previous results as its body."""
+    if not step.uses_previous or not settled:
+        return step.arguments
+    previous = settled[-1]
+    result = previous.envelope["result"] if previous.envelope else {}
+    name = str(previous.step.tool)
+    title = " ".join(TITLES.get(name, lambda r: f"Results of: {previous.step.text}")(result).split())[:200]
+    arguments = dict(step.arguments)
+    key = "subject" if step.tool == "send_report" else "title"
+    if "report" not in step.text.lower() or key == "subject":
+        arguments[key] = title
+    body = "\n".join([f"Request: {request}", "", *_export_lines(name, result)])
+    arguments["body"] = body[:50_000]
+    return arguments
+
+
+def _unfinished(item: _Settled) -> UnfinishedStep | None:
+    if item.envelope is None:
+        return UnfinishedStep(item.step.text, item.reason, item.step.tool, ran=False)
+    if item.done:
+        return None
+    error = item.envelope.get("error")
+    reason = "a person denied it" if error == "rejected_by_user" else str(item.envelope.get("message") or error)
+    return UnfinishedStep(item.step.text, reason, item.step.tool, ran=True)
+
+
+def report(settled: list[_Settled]) -> str:
+    """The final answer: each step's results (quoted, never obeyed), and the steps not done."""
+    if len(settled) == 1:
+        (item,) = settled
+        if item.envelope is None:
+            return f"I cannot do that here: {item.reason}. Ask someone with the right role, or rephrase."
+        return summarise([(str(item.step.tool), item.envelope)])
+    lines: list[str] = []
+    for item in settled:
+        if item.envelope is None:
+            lines.append(f"Step {item.number} ({item.step.text}): not done, {item.reason}.")
+            continue
+        lines.append(f"Step {item.number} ({item.step.text}): {'done' if item.done else 'not done'}.")
+        lines += ["  " + line for line in summarise([(str(item.step.tool), item.envelope)]).splitlines()]
+    missing = sum(not item.done for item in settled)
+    if missing:
+        lines.append(f"Not done: {missing} of {len(settled)} requested steps.")
+    return "\n".join(lines)
+
+
 class OfflineProvider:
-    """Plans one tool call per request by rules, then summarises the results; no network, no key."""
+    """Plans a request's steps by rules, calls one tool per turn, then summarises; no network, no key."""
 
     def __init__(self, model: str | None = None, name: str = "offline") -> None:
         self.model = model or "planner"
@@ -264,16 +280,23 @@ class OfflineProvider:
         if found is None:
             return self._text("Send a request as a user message, e.g. 'list the documents in manuals'.", model)
         index, request = found
-        results = tool_results(messages[index + 1:])
-        if results:
-            return self._text(summarise(results), model)
-        name, arguments = plan_request(request)
+        results = iter(tool_results(messages[index + 1:]))
         offered = {tool.name for tool in tools}
-        if name not in offered:
-            reason = "no tools were offered" if not offered else f"the {name} tool is not available to this role"
-            return self._text(f"I cannot do that here: {reason}. Ask someone with the right role, or rephrase.", model)
-        use = ToolUseBlock(id=f"toolu_offline_{len(messages):03d}", name=name, input=arguments)
-        return ChatResponse((use,), "tool_use", Usage(), model or self.name)
+        settled: list[_Settled] = []
+        for number, step in enumerate(plan_steps(request), 1):
+            reason = _blocked(step, settled, offered)
+            if reason:
+                settled.append(_Settled(number, step, reason=reason))
+                continue
+            result = next(results, None)
+            if result is None:
+                use = ToolUseBlock(id=f"toolu_offline_{len(messages):03d}", name=str(step.tool),
+                                   input=_arguments(step, settled, request))
+                return ChatResponse((use,), "tool_use", Usage(), model or self.name)
+            settled.append(_Settled(number, step, result[1]))
+        unfinished = tuple(u for u in map(_unfinished, settled) if u is not None)
+        return self._text(report(settled), model, unfinished)
 
-    def _text(self, text: str, model: str | None) -> ChatResponse:
-        return ChatResponse((TextBlock(text),), "end_turn", Usage(output_tokens=len(text.split())), model or self.name)
+    def _text(self, text: str, model: str | None, unfinished: tuple[UnfinishedStep, ...] = ()) -> ChatResponse:
+        return ChatResponse((TextBlock(text),), "end_turn", Usage(output_tokens=len(text.split())), model or self.name,
+                            unfinished)

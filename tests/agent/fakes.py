@@ -21,6 +21,7 @@ class FakeDoc:
     title: str
     text: str
     update_date: str | None = "2024-05-02"
+    authority: int = 3
 
 
 @dataclass
@@ -70,8 +71,8 @@ class FakeStore:
             if score:
                 scored.append((score, d))
         scored.sort(key=lambda item: -item[0])
-        return [SearchHit(f"{d.doc_id}#0", d.doc_id, d.kb, d.text, float(s), mode, d.title, None, d.update_date, 3,
-                          "manual", None, 0, f"{d.doc_id}.md") for s, d in scored[:k]]
+        return [SearchHit(f"{d.doc_id}#0", d.doc_id, d.kb, d.text, float(s), mode, d.title, None, d.update_date,
+                          d.authority, "manual", None, 0, f"{d.doc_id}.md") for s, d in scored[:k]]
 
 
 def sample_store() -> FakeStore:

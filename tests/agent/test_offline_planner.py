@@ -77,7 +77,9 @@ def test_high_risk_request_pauses_and_a_denial_is_reported(tmp_path):
 def test_tool_not_available_to_the_role_is_explained(tmp_path):
     runtime, _ = make_runtime(tmp_path, OfflineProvider())
     run = runtime.start("delete the old wheel manual", "vic", "viewer")
-    assert run.status == "completed" and run.steps == () and "not available to this role" in run.final_text
+    assert run.status == "incomplete" and "not available to this role" in run.final_text
+    (step,) = run.steps
+    assert (step.tool, step.decision, step.result["error"]) == ("delete_document", "not_done", "not_done")
 
 
 def test_instructions_inside_results_are_never_followed(tmp_path):

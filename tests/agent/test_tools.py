@@ -14,7 +14,7 @@ from engine.agent.tools import (
 )
 from engine.config import load_settings
 from engine.errors import KnowledgeBaseError
-from tests.agent.fakes import fake_answer, sample_store
+from tests.agent.fakes import FakeDoc, FakeStore, fake_answer, sample_store
 
 pytestmark = pytest.mark.unit
 
@@ -62,6 +62,39 @@ def test_compare_values_extracts_figures_with_sources(ctx):
     assert (a["entity"], a["figures"][0]["text"], a["figures"][0]["doc_id"]) == ("A320", "5.7 qt", "apu-oil-5e6f7a8b")
     assert b["figures"][0]["text"] == "6.1 qt" and out["missing"] == []
     assert compare_values(ctx, "A320", "A350", "oil quantity")["missing"] == ["A350"]
+
+
+def test_compare_values_prefers_the_higher_authority_figure_when_sources_conflict(tmp_path):
+    store = FakeStore([
+        FakeDoc("shop-note-0badf00d", "faq", "Shop note: A320 wheel change tips",
+                "A320 axle nut torque: A320 final torque 250 N.m, back off to align. A320 axle nut torque tips.",
+                "2019-03-12", authority=2),
+        FakeDoc("sb-axle-nut-11223344", "manuals", "SB A320-32-1457 axle nut",
+                "The A320 final torque is 325 N.m with dry threads.", "2024-11-18", authority=5),
+        FakeDoc("b737-amm-55667788", "manuals", "B737 AMM axle nut", "The B737 axle nut torque is 200 N.m.",
+                authority=4),
+    ])
+    ctx = ToolContext(load_settings(data_dir=tmp_path / "data"), store, "ana", "admin", fake_answer)
+    assert [h.doc_id for h in store.search("A320 axle nut torque")][0] == "shop-note-0badf00d"  # the note ranks first
+    a, b = compare_values(ctx, "A320", "B737", "axle nut torque")["values"]
+    best = a["figures"][0]
+    assert (best["text"], best["doc_id"], best["authority"]) == ("325 N.m", "sb-axle-nut-11223344", 5)
+    assert [(c["text"], c["doc_id"]) for c in a["conflicts"]] == [("250 N.m", "shop-note-0badf00d")]
+    assert b["figures"][0]["text"] == "200 N.m" and b["conflicts"] == []
+
+
+def test_compare_summary_names_the_source_authority_and_the_overruled_figure():
+    from engine.llm.offline import summarise
+
+    result = {"attribute": "axle nut torque", "missing": [], "values": [{
+        "entity": "A320",
+        "figures": [{"text": "325 N.m", "value": 325.0, "unit": "N.m", "title": "SB A320-32-1457", "authority": 5,
+                     "doc_id": "sb-1", "update_date": "2024-11-18"}],
+        "conflicts": [{"text": "250 N.m", "value": 250.0, "unit": "N.m", "title": "Shop note", "authority": 2,
+                       "doc_id": "note-1", "update_date": "2019-03-12"}]}]}
+    text = summarise([("compare_values", {"ok": True, "result": result})])
+    assert "A320: 325 N.m (from SB A320-32-1457, sb-1, 2024-11-18, authority 5)" in text
+    assert "250 N.m" in text and "Shop note" in text and "lower authority" in text
 
 
 def test_export_report_writes_a_slugged_file_inside_exports(ctx):

@@ -93,7 +93,8 @@ def test_deny_and_text_output(data_dir, capsys, tmp_path):
     assert "confirmation_required" in text and "--approve" in text and "send_report" in text
     run_id = text.split()[1].rstrip(":")
     code, out = run_json(capsys, "agent", "resume", run_id, "--deny", "--data-dir", data_dir)
-    assert code == 0 and out["steps"][-1]["decision"] == "rejected_by_user" and "denied" in out["final_text"]
+    assert out["steps"][-1]["decision"] == "rejected_by_user" and "denied" in out["final_text"]
+    assert code == 1 and out["status"] == "incomplete" and out["ok"] is False  # the send asked for was not done
     assert not (tmp_path / "data" / "outbox").exists()
     assert main(["audit", "list", "--data-dir", data_dir]) == 0
     assert "rejected_by_user" in capsys.readouterr().out
@@ -104,7 +105,7 @@ def test_unknown_run_and_low_role(data_dir, capsys):
     code, out = run_json(capsys, "agent", "resume", "nope", "--deny", "--data-dir", data_dir)
     assert code == 1 and "No agent run" in out["error"]
     code, out = run_json(capsys, "agent", "send a note to ops@example.com", "--role", "viewer", "--data-dir", data_dir)
-    assert code == 0 and out["status"] == "completed" and "not available to this role" in out["final_text"]
+    assert code == 1 and out["status"] == "incomplete" and "not available to this role" in out["final_text"]
 
 
 @pytest.mark.integration

@@ -84,3 +84,25 @@ def test_read_only_request_shows_its_step(app):
     assert not at.exception
     assert any("list_documents" in x and "allowed" in x for x in _step_labels(at))
     assert any("Shop Note SN" in m.value for m in at.markdown)
+
+
+def test_a_two_step_request_runs_both_steps(app, ui_data_dir):
+    at = _agent(app, role="analyst")
+    at.chat_input(key="agent.input").set_value("search axle nut torque in manuals and export the results").run()
+    assert not at.exception
+    labels = _step_labels(at)
+    assert any("search_knowledge_base" in x and "allowed" in x for x in labels)
+    assert any("export_report" in x and "allowed" in x for x in labels)
+    (report,) = (ui_data_dir / "exports").iterdir()
+    text = report.read_text()
+    assert text.startswith("# Search results for axle nut torque") and "a320-amm-32-41" in text
+
+
+def test_a_step_the_role_may_not_take_is_shown_not_done(app, ui_data_dir):
+    at = _agent(app, role="viewer")
+    at.chat_input(key="agent.input").set_value("search axle nut torque in manuals and export the results").run()
+    assert not at.exception
+    assert any("export_report" in x and "not done" in x for x in _step_labels(at))
+    assert any("Not everything you asked for was done" in w.value for w in at.warning)
+    assert "not_done" in set(_audit(at)["decision"])
+    assert not (ui_data_dir / "exports").exists()
