@@ -16,7 +16,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     ex_sub = ex.add_subparsers(dest="experiment_command", required=True, metavar="ACTION")
     p = ex_sub.add_parser("run", parents=[parent], help="run every question through variants A and B")
     p.add_argument("--questions", required=True, metavar="FILE|samples|traces",
-                   help="a .txt (one per line, # comments) or .jsonl file, the sample questions, or past traces")
+                   help="a .txt (one per line, # comments) or .jsonl file, the sample questions, or past traces; "
+                        "a .jsonl in the eval qa format (answers, answerable) also scores answers against gold")
     p.add_argument("--limit", type=int, default=None, help="run at most N questions (traces: the N newest)")
     p.add_argument("--variant", required=True, choices=("reflection", "strategy", "mode"), help=VARIANT_HELP)
     p.add_argument("--a", dest="value_a", default=None, metavar="VALUE", help="variant A's value")
@@ -58,6 +59,8 @@ def render_experiment(p: dict) -> str:
     rows = [{"metric": d["label"], "A": _fmt(d["a"]), "B": _fmt(d["b"]), "B - A": _fmt(d["diff"]),
              ci: f"[{_fmt(d['ci_low'])}, {_fmt(d['ci_high'])}]", "verdict": d["verdict"]} for d in p["diffs"]]
     lines += ["", table(rows, ["metric", "A", "B", "B - A", ci, "verdict"])]
+    if p.get("interval_note"):
+        lines.append(p["interval_note"])
     answers = [{"q": r["index"] + 1, "arm": r["arm"], "status": r["status"], "issues": r["review_issues"],
                 "ms": _fmt(r["latency_ms"]), "trace_id": r["trace_id"] or "-",
                 "question / error": r["error"] or r["question"]} for r in p["records"]]

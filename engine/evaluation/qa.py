@@ -43,17 +43,21 @@ def read_qa_rows(path: str | Path, limit: int | None = None) -> list[QARow]:
         raise EngineError(f"{file} does not exist; pass a JSONL file of questions.")
     rows: list[QARow] = []
     for number, data in enumerate(read_jsonl(file), start=1):
-        where = f"{file} row {number}"
-        data = require_fields(data, ("id", "question", "answers", "answerable"), where)
-        answers = string_list(data["answers"], "answers", where)
-        if not isinstance(data["answerable"], bool):
-            raise EngineError(f"{where}: answerable must be true or false.")
-        rows.append(QARow(str(data["id"]), str(data["question"]), tuple(answers), data["answerable"]))
+        rows.append(qa_row(data, f"{file} row {number}"))
         if limit is not None and len(rows) >= limit:
             break
     if not rows:
         raise EngineError(f"{file} holds no questions.")
     return rows
+
+
+def qa_row(data: Any, where: str) -> QARow:
+    """One ``{"id","question","answers":[...],"answerable":bool}`` row checked; EngineError says what is wrong."""
+    data = require_fields(data, ("id", "question", "answers", "answerable"), where)
+    answers = string_list(data["answers"], "answers", where)
+    if not isinstance(data["answerable"], bool):
+        raise EngineError(f"{where}: answerable must be true or false.")
+    return QARow(str(data["id"]), str(data["question"]), tuple(answers), data["answerable"])
 
 
 def normalise(text: str) -> str:

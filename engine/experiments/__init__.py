@@ -1,5 +1,6 @@
 """Experiments: A/B runs over a question set with bootstrap intervals, and the gradual reflection rollout."""
 
+from engine.experiments.gold import GOLD_METRICS, MIN_PAIRED_QUESTIONS
 from engine.experiments.metrics import (
     METRIC_NAMES, METRICS, AnswerRecord, ArmMetrics, Comparison, MetricDiff, arm_metrics, compare_arms,
 )
@@ -17,7 +18,8 @@ from engine.experiments.store import ExperimentStore
 from engine.experiments.variants import VARIANT_KINDS, ExperimentError, Variant, parse_switch, variant_pair
 
 __all__ = [
-    "METRICS", "METRIC_NAMES", "VARIANT_KINDS", "Answerer", "AnswerRecord", "ArmMetrics", "Comparison",
+    "GOLD_METRICS", "METRICS", "METRIC_NAMES", "MIN_PAIRED_QUESTIONS", "VARIANT_KINDS", "Answerer", "AnswerRecord",
+    "ArmMetrics", "Comparison",
     "ExperimentError", "ExperimentProgress", "ExperimentResult", "ExperimentRunner", "ExperimentStore", "MetricDiff",
     "QuestionSet", "RolloutSetting", "RolloutStore", "Variant", "arm_metrics", "assign_reflection", "build_pipeline",
     "compare_arms", "failure_answer", "load_question_set", "load_questions_file", "parse_questions",

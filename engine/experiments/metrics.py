@@ -4,6 +4,9 @@ Rates (validation pass, refusal, failure) are over all answers; a failed run cou
 as not passing validation. Review issues, iterations and latency are over completed
 (non-failure) answers only, so a crash does not look like a fast, issue-free answer.
 Review issues are summed over every review round of an answer (none without reflection).
+With gold answers (an ``eval qa`` question file) each arm also gets answered accuracy, refusal
+recall and coverage (:mod:`engine.experiments.gold`). Below ``MIN_PAIRED_QUESTIONS`` paired
+questions no interval and no verdict is given.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from engine.evaluation.qa import QARow, contains_answer
+from engine.experiments.gold import (
+    GOLD_METRICS, MIN_PAIRED_QUESTIONS, gold_bootstrap, gold_values, has_gold, interval_note,
+)
 from engine.experiments.variants import ExperimentError
 from engine.results import Answer
 
@@ -36,10 +43,15 @@ class AnswerRecord:
     latency_ms: float | None
     trace_id: str = ""
     error: str | None = None
+    answerable: bool | None = None
+    correct: bool | None = None
+    chars: int = 0
 
     @classmethod
-    def from_answer(cls, index: int, arm: str, answer: Answer) -> AnswerRecord:
+    def from_answer(cls, index: int, arm: str, answer: Answer, gold: QARow | None = None) -> AnswerRecord:
+        """The record of ``answer``; with ``gold``, also whether the question was answerable and answered right."""
         total = answer.timings.get("total")
+        answered = answer.status == "success"
         error = str(answer.extra.get("error") or answer.final or "failure") if answer.status == "failure" else None
         return cls(
             index=index, arm=arm, question=answer.question, status=answer.status,
@@ -47,7 +59,9 @@ class AnswerRecord:
                                    and answer.status != "failure"),
             review_issues=sum(len(review.issues) for review in answer.reviews), iterations=int(answer.iterations),
             latency_ms=float(total) if total is not None else None, trace_id=answer.trace_id,
-            error=error,
+            error=error, answerable=None if gold is None else gold.answerable,
+            correct=None if gold is None else answered and contains_answer(answer.final, gold.answers),
+            chars=len(answer.final) if answered else 0,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -133,6 +147,7 @@ class MetricDiff:
     ci_low: float | None
     ci_high: float | None
     better: str
+    withheld: bool = False
 
     @property
     def significant(self) -> bool:
@@ -141,7 +156,9 @@ class MetricDiff:
 
     @property
     def verdict(self) -> str:
-        """'B better', 'B worse' or 'no clear difference', judged by the interval and the metric's direction."""
+        """'B better', 'B worse', 'no clear difference', or 'too few questions to judge' when intervals are withheld."""
+        if self.withheld:
+            return "too few questions to judge"
         if not self.significant or self.diff is None:
             return "no clear difference"
         improved = self.diff > 0 if self.better == "higher" else self.diff < 0
@@ -165,6 +182,7 @@ class Comparison:
     n_resamples: int
     confidence: float
     seed: int
+    interval_note: str = ""
 
 
 def _clean(value: Any) -> float | None:
@@ -173,11 +191,13 @@ def _clean(value: Any) -> float | None:
 
 
 def arm_metrics(arm: str, variant: str, records: Sequence[AnswerRecord]) -> ArmMetrics:
-    """Counts and every metric in METRICS for one arm's records."""
+    """Counts and every metric in METRICS for one arm's records (and the gold metrics when they carry gold)."""
     statuses = [r.status for r in records]
+    values = {m.name: _clean(statistic(m.values(records), m.stat)) for m in METRICS}
+    if has_gold(records):
+        values.update(gold_values(records))
     return ArmMetrics(arm, variant, len(records), statuses.count("success"), statuses.count("refused"),
-                      statuses.count("failure"),
-                      {m.name: _clean(statistic(m.values(records), m.stat)) for m in METRICS})
+                      statuses.count("failure"), values)
 
 
 def same_questions(a: Sequence[AnswerRecord], b: Sequence[AnswerRecord]) -> bool:
@@ -187,12 +207,16 @@ def same_questions(a: Sequence[AnswerRecord], b: Sequence[AnswerRecord]) -> bool
 
 def compare_arms(records_a: Sequence[AnswerRecord], records_b: Sequence[AnswerRecord], *,
                  names: tuple[str, str] = ("A", "B"), seed: int = 0, n_resamples: int = 2000,
-                 confidence: float = 0.95, paired: bool | None = None) -> Comparison:
+                 confidence: float = 0.95, paired: bool | None = None,
+                 min_questions: int = MIN_PAIRED_QUESTIONS) -> Comparison:
     """Metrics per arm and B - A per metric with a percentile bootstrap interval.
 
     Paired (questions resampled together in both arms) when both arms ran the same
     questions, unless ``paired`` says otherwise; else each arm is resampled alone.
     The same resamples serve every metric, so the result is deterministic for a seed.
+    With fewer than ``min_questions`` questions (per arm) intervals and verdicts are withheld,
+    and ``Comparison.interval_note`` says why. Gold metrics are compared when both arms carry
+    gold verdicts for the same questions.
     """
     if n_resamples < 1:
         raise ExperimentError(f"n_resamples must be at least 1 (got {n_resamples}); 2000 is a good default.")
@@ -207,6 +231,9 @@ def compare_arms(records_a: Sequence[AnswerRecord], records_b: Sequence[AnswerRe
     idx_a = rng.integers(0, n_a, size=(n_resamples, n_a)) if n_a else None
     idx_b = idx_a if paired else (rng.integers(0, n_b, size=(n_resamples, n_b)) if n_b else None)
     alpha = (1 - confidence) / 2
+    note = interval_note(bool(paired), n_a, n_b, min_questions)
+    if note:
+        idx_a = idx_b = None
     diffs = []
     for metric in METRICS:
         va, vb = metric.values(records_a), metric.values(records_b)
@@ -218,6 +245,26 @@ def compare_arms(records_a: Sequence[AnswerRecord], records_b: Sequence[AnswerRe
             if boot.size:
                 low, high = np.quantile(boot, [alpha, 1 - alpha])
         diffs.append(MetricDiff(metric.name, metric.label, _clean(a), _clean(b), _clean(b - a),
-                                _clean(low), _clean(high), metric.better))
+                                _clean(low), _clean(high), metric.better, withheld=bool(note)))
     arms = (arm_metrics("A", names[0], records_a), arm_metrics("B", names[1], records_b))
-    return Comparison(arms, tuple(diffs), bool(paired), n_resamples, confidence, seed)
+    if paired and has_gold(records_a) and has_gold(records_b):
+        diffs += _gold_diffs(arms, records_a, records_b, idx_a, alpha, bool(note))
+    return Comparison(arms, tuple(diffs), bool(paired), n_resamples, confidence, seed, note)
+
+
+def _gold_diffs(arms: tuple[ArmMetrics, ArmMetrics], records_a: Sequence[AnswerRecord],
+                records_b: Sequence[AnswerRecord], indices: np.ndarray | None, alpha: float,
+                withheld: bool) -> list[MetricDiff]:
+    """B - A of each gold metric, with a paired percentile interval when ``indices`` are given."""
+    boot = gold_bootstrap(records_a, records_b, indices) if indices is not None else {}
+    diffs = []
+    for name, label in GOLD_METRICS:
+        a, b = arms[0].values[name], arms[1].values[name]
+        low = high = math.nan
+        samples = boot.get(name, np.array([]))
+        samples = samples[~np.isnan(samples)]
+        if samples.size:
+            low, high = np.quantile(samples, [alpha, 1 - alpha])
+        diff = None if a is None or b is None else round(b - a, 6)
+        diffs.append(MetricDiff(name, label, a, b, diff, _clean(low), _clean(high), "higher", withheld=withheld))
+    return diffs

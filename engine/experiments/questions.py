@@ -1,4 +1,8 @@
-"""Question sets for experiments: a text or JSONL file, the sample questions, or past traces."""
+"""Question sets for experiments: a text or JSONL file, the sample questions, or past traces.
+
+A JSONL file in the ``eval qa`` format (``{"id","question","answers":[...],"answerable":bool}``)
+also carries its gold answers, so an experiment can score each arm's answers and refusals.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.errors import EngineError
+from engine.evaluation.qa import QARow, qa_row
 from engine.experiments.variants import ExperimentError
 
 SAMPLE_QUESTIONS = Path(__file__).resolve().parents[2] / "sample_docs" / "questions.txt"
@@ -16,10 +22,18 @@ DEFAULT_TRACE_LIMIT = 50
 
 @dataclass(frozen=True)
 class QuestionSet:
-    """Questions to run, in order, and where they came from (``samples``, ``traces``, ``file:NAME``)."""
+    """Questions to run, in order, and where they came from (``samples``, ``traces``, ``file:NAME``).
+
+    ``gold`` holds one row of gold answers per question, in the same order, or is empty.
+    """
 
     source: str
     questions: tuple[str, ...]
+    gold: tuple[QARow, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.gold and len(self.gold) != len(self.questions):
+            raise ExperimentError("Gold answers must be given for every question or for none.")
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -30,10 +44,10 @@ class QuestionSet:
             return self
         if limit < 1:
             raise ExperimentError(f"The question limit must be at least 1 (got {limit}); omit it to run all.")
-        return QuestionSet(self.source, self.questions[:limit])
+        return QuestionSet(self.source, self.questions[:limit], self.gold[:limit])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "questions": list(self.questions)}
+        return {"source": self.source, "questions": list(self.questions), "gold": [g.__dict__ for g in self.gold]}
 
     @classmethod
     def from_upload(cls, name: str, data: bytes | str) -> QuestionSet:
@@ -43,7 +57,7 @@ class QuestionSet:
                 data = data.decode("utf-8-sig")
             except UnicodeDecodeError:
                 raise ExperimentError(f"{name} is not UTF-8 text; save it as UTF-8 and upload it again.") from None
-        return cls(f"file:{name}", tuple(parse_questions(data, name)))
+        return question_set(f"file:{name}", data, name)
 
 
 def _is_jsonl(text: str, name: str) -> bool:
@@ -54,6 +68,29 @@ def _is_jsonl(text: str, name: str) -> bool:
         if stripped and not stripped.startswith("#"):
             return stripped.startswith("{")
     return False
+
+
+def question_set(source: str, text: str, name: str) -> QuestionSet:
+    """The questions of file content and, for an ``eval qa`` JSONL file, their gold answers."""
+    return QuestionSet(source, tuple(parse_questions(text, name)), tuple(parse_gold(text, name)))
+
+
+def parse_gold(text: str, name: str = "questions") -> list[QARow]:
+    """Gold rows of a JSONL file whose lines carry ``answers``/``answerable`` (empty for a file without gold).
+
+    Either every line carries gold answers (in the ``eval qa`` format) or none does.
+    """
+    if not _is_jsonl(text, name):
+        return []
+    rows = [(n, json.loads(line)) for n, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1)
+            if line.strip() and not line.strip().startswith("#")]
+    if not any(isinstance(row, dict) and {"answers", "answerable"} & set(row) for _, row in rows):
+        return []
+    try:
+        return [qa_row(row, f"{name}:{n}") for n, row in rows]
+    except EngineError as exc:
+        raise ExperimentError(f"{exc} A question file with gold answers needs them on every line, as "
+                              '{"id", "question", "answers": [...], "answerable": true|false}.') from None
 
 
 def parse_questions(text: str, name: str = "questions") -> list[str]:
@@ -91,7 +128,7 @@ def load_questions_file(path: str | Path) -> QuestionSet:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise ExperimentError(f"{path} is not UTF-8 text; save it as UTF-8 and retry.") from None
-    return QuestionSet(f"file:{path.name}", tuple(parse_questions(text, path.name)))
+    return question_set(f"file:{path.name}", text, path.name)
 
 
 def sample_questions(path: Path = SAMPLE_QUESTIONS) -> QuestionSet:

@@ -29,6 +29,13 @@ class ExperimentResult:
     n_resamples: int
     confidence: float
     duration_s: float = 0.0
+    interval_note: str = ""
+    """Why intervals and verdicts are withheld (too few paired questions); empty when they are shown."""
+
+    @property
+    def has_gold(self) -> bool:
+        """The questions came with gold answers, so answers and refusals were scored against them."""
+        return bool(self.records) and all(r.answerable is not None for r in self.records)
 
     def arm(self, label: str) -> ArmMetrics:
         """Metrics of arm ``"A"`` or ``"B"``."""
@@ -76,7 +83,8 @@ class ExperimentResult:
             "questions": list(self.questions), "variant_a": self.variant_a.to_dict(),
             "variant_b": self.variant_b.to_dict(), "paired": self.paired, "seed": self.seed,
             "n_resamples": self.n_resamples, "confidence": self.confidence, "duration_s": self.duration_s,
-            "arms": [a.to_dict() for a in self.arms], "diffs": [d.to_dict() for d in self.diffs],
+            "interval_note": self.interval_note, "arms": [a.to_dict() for a in self.arms],
+            "diffs": [d.to_dict() for d in self.diffs],
             "records": [r.to_dict() for r in self.records],
         }
 
@@ -92,7 +100,7 @@ class ExperimentResult:
                 arms=(arms[0], arms[1]), diffs=tuple(MetricDiff.from_dict(d) for d in data.get("diffs", ())),
                 paired=bool(data.get("paired", False)), seed=int(data.get("seed", 0)),
                 n_resamples=int(data.get("n_resamples", 0)), confidence=float(data.get("confidence", 0.95)),
-                duration_s=float(data.get("duration_s", 0.0)),
+                duration_s=float(data.get("duration_s", 0.0)), interval_note=str(data.get("interval_note", "")),
             )
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise ExperimentError(f"Stored experiment is incomplete or damaged ({type(exc).__name__}: {exc}); "

@@ -78,6 +78,7 @@ class ExperimentRunner:
             progress: ExperimentProgress | None = None, experiment_id: str | None = None) -> ExperimentResult:
         """Answer each question with A and B (alternating which goes first), then compute metrics.
 
+        A question set with gold answers also gets answered accuracy, refusal recall and coverage per arm.
         Every run carries ``rollout_bucket="experiment:<id>:<arm>"`` (unless the variant sets
         its own), so its trace shows which experiment and arm it belonged to.
         """
@@ -92,9 +93,10 @@ class ExperimentRunner:
         records: dict[str, list[AnswerRecord]] = {"A": [], "B": []}
         started = time.perf_counter()
         for index, question in enumerate(questions.questions):
+            gold = questions.gold[index] if questions.gold else None
             for arm in ("A", "B") if index % 2 == 0 else ("B", "A"):
                 answer = self._ask(question, options[arm])
-                records[arm].append(AnswerRecord.from_answer(index, arm, answer))
+                records[arm].append(AnswerRecord.from_answer(index, arm, answer, gold))
                 if progress is not None:
                     progress(index, arm, answer)
         duration = time.perf_counter() - started
@@ -106,7 +108,7 @@ class ExperimentRunner:
             id=experiment_id, created_at=created_at, source=questions.source, questions=questions.questions,
             variant_a=self.variants["A"], variant_b=self.variants["B"], records=ordered, arms=comparison.arms,
             diffs=comparison.diffs, paired=comparison.paired, seed=self.seed, n_resamples=self.n_resamples,
-            confidence=self.confidence, duration_s=round(duration, 3),
+            confidence=self.confidence, duration_s=round(duration, 3), interval_note=comparison.interval_note,
         )
 
 

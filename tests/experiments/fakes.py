@@ -13,7 +13,7 @@ _ids = count(1)
 
 def make_answer(question: str = "q", status: str = "success", valid: bool | None = True, issues: int = 0,
                 iterations: int = 1, total_ms: float | None = 100.0, trace_id: str | None = None,
-                extra: dict | None = None) -> Answer:
+                extra: dict | None = None, final: str = "") -> Answer:
     """An Answer with the fields experiments read; ``valid=None`` means no validation ran."""
     validation = None if valid is None else Validation(
         is_valid=valid, issues=() if valid else (ValidationIssue(check="citation", message="uncited"),))
@@ -23,7 +23,7 @@ def make_answer(question: str = "q", status: str = "success", valid: bool | None
     return Answer(question=question, intent=Intent(action="lookup", raw_query=question), status=status,
                   validation=validation, reviews=reviews, iterations=iterations,
                   timings={} if total_ms is None else {"retrieval": 1.0, "total": total_ms},
-                  trace_id=trace_id or f"t{next(_ids):05d}", extra=extra or {})
+                  trace_id=trace_id or f"t{next(_ids):05d}", extra=extra or {}, final=final)
 
 
 class FakePipeline:

@@ -52,7 +52,7 @@ def test_metric_values_exact():
 
 
 def test_differences_exact_and_inside_their_interval():
-    cmp = compare_arms(records("A", ARM_A), records("B", ARM_B), seed=7, n_resamples=500)
+    cmp = compare_arms(records("A", ARM_A), records("B", ARM_B), seed=7, n_resamples=500, min_questions=1)
     assert cmp.paired
     diffs = {d.metric: d for d in cmp.diffs}
     assert diffs["validation_pass_rate"].diff == 0.25
@@ -66,9 +66,9 @@ def test_differences_exact_and_inside_their_interval():
 
 def test_bootstrap_deterministic_for_a_seed():
     a, b = records("A", ARM_A), records("B", ARM_B)
-    first = compare_arms(a, b, seed=3, n_resamples=300)
-    assert compare_arms(a, b, seed=3, n_resamples=300).diffs == first.diffs
-    other = compare_arms(a, b, seed=4, n_resamples=300)
+    first = compare_arms(a, b, seed=3, n_resamples=300, min_questions=1)
+    assert compare_arms(a, b, seed=3, n_resamples=300, min_questions=1).diffs == first.diffs
+    other = compare_arms(a, b, seed=4, n_resamples=300, min_questions=1)
     assert [d.ci_low for d in other.diffs] != [d.ci_low for d in first.diffs] or \
         [d.ci_high for d in other.diffs] != [d.ci_high for d in first.diffs]
 
@@ -82,10 +82,11 @@ def _iteration_arms():
 
 def test_paired_interval_is_tighter_than_unpaired():
     a, b = _iteration_arms()
-    paired = {d.metric: d for d in compare_arms(a, b, seed=1, n_resamples=1000).diffs}["mean_iterations"]
+    paired = {d.metric: d for d in compare_arms(a, b, seed=1, n_resamples=1000, min_questions=1).diffs}[
+        "mean_iterations"]
     assert (paired.diff, paired.ci_low, paired.ci_high) == (1.0, 1.0, 1.0)
     assert paired.significant and paired.verdict == "B worse"  # more iterations is worse
-    loose = compare_arms(a, b, seed=1, n_resamples=1000, paired=False)
+    loose = compare_arms(a, b, seed=1, n_resamples=1000, paired=False, min_questions=1)
     unpaired = {d.metric: d for d in loose.diffs}["mean_iterations"]
     assert not loose.paired and unpaired.diff == 1.0
     assert unpaired.ci_low < 0 < unpaired.ci_high and unpaired.ci_low <= 1.0 <= unpaired.ci_high
@@ -93,7 +94,7 @@ def test_paired_interval_is_tighter_than_unpaired():
 
 def test_different_questions_are_compared_unpaired():
     a, b = _iteration_arms()
-    cmp = compare_arms(a, b[:-2], seed=0, n_resamples=200)
+    cmp = compare_arms(a, b[:-2], seed=0, n_resamples=200, min_questions=1)
     assert not cmp.paired and cmp.arms[1].answers == 10
     with pytest.raises(ExperimentError, match="paired=False"):
         compare_arms(a, b[:-2], paired=True)
@@ -102,14 +103,15 @@ def test_different_questions_are_compared_unpaired():
 def test_verdict_follows_direction():
     a = records("A", [make_answer(f"q{i}", valid=False) for i in range(10)])
     b = records("B", [make_answer(f"q{i}", valid=True) for i in range(10)])
-    diff = {d.metric: d for d in compare_arms(a, b, n_resamples=200).diffs}["validation_pass_rate"]
+    diffs = {d.metric: d for d in compare_arms(a, b, n_resamples=200, min_questions=1).diffs}
+    diff = diffs["validation_pass_rate"]
     assert diff.diff == 1.0 and diff.verdict == "B better"
     assert diff.to_dict()["significant"] is True
 
 
 def test_missing_values_give_none_not_nan():
     a = records("A", [make_answer("q", status="failure", valid=None, total_ms=None)])
-    cmp = compare_arms(a, [], n_resamples=50)
+    cmp = compare_arms(a, [], n_resamples=50, min_questions=1)
     assert cmp.arms[0].values["latency_p50_ms"] is None and cmp.arms[1].answers == 0
     assert all(d.ci_low is None and d.diff is None for d in cmp.diffs)
     assert not any(isinstance(v, float) and math.isnan(v) for v in cmp.arms[0].values.values())
