@@ -10,8 +10,8 @@ import streamlit as st
 from components.safe_text import label, neutralise_markdown
 from engine.errors import EngineError
 from engine.experiments import (
-    ExperimentResult, ExperimentStore, QuestionSet, RolloutStore, Variant, questions_from_traces, run_experiment,
-    sample_questions, variant_pair,
+    GOLD_METRICS, MIN_PAIRED_QUESTIONS, ExperimentResult, ExperimentStore, QuestionSet, RolloutStore, Variant,
+    questions_from_traces, run_experiment, sample_questions, variant_pair,
 )
 from engine.experiments.rollout import format_share
 from engine.orchestration import StrategyStore
@@ -33,14 +33,17 @@ def question_set_picker(traces: Any) -> QuestionSet | None:
     """Where the questions come from; the parsed set, or None (with the reason shown) when there is none."""
     source = st.radio("Questions", list(SOURCES), format_func=SOURCES.get, horizontal=True,
                       key="experiments.source",
-                      help="Samples: sample_docs/questions.txt. Upload: one question per line (# for comments) or "
-                           "JSONL with a \"question\" field. Traces: distinct questions asked before, newest first.")
+                      help="Samples: sample_docs/questions.txt. Upload: one question per line (# for comments), "
+                           "JSONL with a \"question\" field, or a gold file in the eval qa format "
+                           "({\"id\", \"question\", \"answers\": [...], \"answerable\": true|false}) to score "
+                           "answers and refusals. Traces: distinct questions asked before, newest first.")
     try:
         if source == "samples":
             return sample_questions()
         if source == "traces":
             return questions_from_traces(traces)
-        upload = st.file_uploader("Question file (.txt or .jsonl)", type=["txt", "jsonl"], key="experiments.file")
+        upload = st.file_uploader("Question file (.txt, .jsonl, or .jsonl with gold answers)", type=["txt", "jsonl"],
+                                  key="experiments.file")
         if upload is None:
             st.caption("Choose a file to continue.")
             return None
@@ -48,6 +51,25 @@ def question_set_picker(traces: Any) -> QuestionSet | None:
     except EngineError as exc:
         st.error(label(str(exc), limit=600))
         return None
+
+
+def questions_frame(questions: QuestionSet) -> pd.DataFrame:
+    """The questions (neutralised: they may come from a file or a trace), with gold answers when the set has them."""
+    rows = [{"question": neutralise_markdown(q)} for q in questions.questions]
+    for row, gold in zip(rows, questions.gold):
+        row["answerable"] = gold.answerable
+        row["gold answers"] = neutralise_markdown(" | ".join(gold.answers))
+    return pd.DataFrame(rows)
+
+
+def gold_caption(questions: QuestionSet) -> str:
+    """What the run will measure against the gold answers, or that there are none."""
+    if not questions.gold:
+        return ("No gold answers in this set, so right and wrong answers look the same below; upload an eval qa "
+                "JSONL file to score answered accuracy and refusal recall.")
+    answerable = sum(g.answerable for g in questions.gold)
+    return (f"Gold answers for every question ({answerable} answerable, {len(questions.gold) - answerable} not): "
+            "each arm's answers are scored for answered accuracy, refusal recall and coverage, as `eval qa` does.")
 
 
 def _version_label(versions: dict[str, str]) -> Any:
@@ -117,13 +139,14 @@ def metrics_frame(result: ExperimentResult) -> pd.DataFrame:
     """One row per metric: A, B, B − A, its confidence interval and the verdict."""
     level = f"{result.confidence:.0%} CI"
     rows = []
-    for row in result.rows():
+    for row, diff in zip(result.rows(), result.diffs):
         low, high = row["ci_low"], row["ci_high"]
         digits = 0 if row["metric"].startswith("latency") else 3
+        interval = "n/a" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
         rows.append({
             "metric": row["label"], **{k: None if row[v] is None else round(row[v], digits)
                                        for k, v in (("A", "A"), ("B", "B"), ("B − A", "diff"))},
-            level: "n/a" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]",
+            level: "withheld" if diff.withheld else interval,
             "better when": row["better"], "verdict": row["verdict"],
         })
     return pd.DataFrame(rows, columns=["metric", "A", "B", "B − A", level, "better when", "verdict"])
@@ -136,8 +159,32 @@ def answers_frame(result: ExperimentResult) -> pd.DataFrame:
         "status": r["status"], "validation passed": bool(r["validation_passed"]), "review issues": r["review_issues"],
         "iterations": r["iterations"], "latency ms": r["latency_ms"], "trace": r["trace_id"],
         "error": neutralise_markdown(r.get("error") or ""),
+        **({"answerable (gold)": r["answerable"], "correct (gold)": r["correct"]} if result.has_gold else {}),
     } for r in result.answer_rows()]
     return pd.DataFrame(rows)
+
+
+def gold_frame(result: ExperimentResult) -> pd.DataFrame:
+    """Per arm, the gold metrics: answered accuracy, refusal recall, coverage."""
+    rows = [{"arm": arm.arm, "variant": arm.variant,
+             **{label.removesuffix(" (gold)"): arm.values.get(name) for name, label in GOLD_METRICS}}
+            for arm in result.arms]
+    return pd.DataFrame(rows)
+
+
+def render_gold(result: ExperimentResult) -> None:
+    """Each arm against the gold answers, or why the run has no such scores."""
+    st.subheader("Against the gold answers")
+    if not result.has_gold:
+        st.caption("These questions had no gold answers, so a wrong answer counts the same as a right one here. "
+                   "Upload an eval qa JSONL file ({\"id\", \"question\", \"answers\", \"answerable\"}) to score "
+                   "answered accuracy and refusal recall.")
+        return
+    st.caption("Answered accuracy: answered answerable questions whose answer holds a gold answer. Refusal recall: "
+               "unanswerable questions refused. Coverage: answerable questions answered. Scored as `eval qa` does.")
+    st.dataframe(gold_frame(result), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                for c in ("answered accuracy", "refusal recall", "coverage")})
 
 
 def render_summary(result: ExperimentResult) -> None:
@@ -145,13 +192,15 @@ def render_summary(result: ExperimentResult) -> None:
     st.markdown(f"**A:** {label(a.variant)} · **B:** {label(b.variant)}")
     st.caption(f"Experiment {result.id} · {len(result.questions)} questions from {label(result.source)} · "
                f"{'paired' if result.paired else 'unpaired'} bootstrap, {result.n_resamples} resamples · "
-               f"{result.duration_s:.1f} s. A difference is clear only when its interval excludes 0; with a few "
-               "questions most intervals are wide.")
+               f"{result.duration_s:.1f} s. A difference is clear only when its interval excludes 0; below "
+               f"{MIN_PAIRED_QUESTIONS} paired questions no interval or verdict is given.")
     counts = pd.DataFrame([{"arm": m.arm, "variant": m.variant, "answers": m.answers, "success": m.successes,
                             "refused": m.refusals, "failed": m.failures} for m in (a, b)])
     st.dataframe(counts, hide_index=True, width="stretch")
     if result.failures:
         st.warning(f"{result.failures} run(s) failed; see the error column below and their traces.")
+    if result.interval_note:
+        st.info(result.interval_note, icon=":material/info:")
 
 
 def render_answers(result: ExperimentResult) -> None:

@@ -9,8 +9,9 @@ from components import experiment_view as view
 from components.factories import (
     get_experiment_store, get_pipeline, get_rollout_store, get_strategy_store, get_trace_store,
 )
-from components.safe_text import label, neutralise_markdown
+from components.safe_text import label
 from engine.errors import EngineError
+from engine.experiments import MIN_PAIRED_QUESTIONS
 
 RESULT_KEY = "experiments.result"
 
@@ -25,14 +26,17 @@ st.header("Run an A/B", divider="gray")
 questions = view.question_set_picker(get_trace_store())
 if questions is not None:
     with st.expander(f"{len(questions)} question(s) available", expanded=False):
-        st.dataframe({"question": [neutralise_markdown(q) for q in questions.questions]}, hide_index=True,
-                     width="stretch")
+        st.dataframe(view.questions_frame(questions), hide_index=True, width="stretch")
+    st.caption(view.gold_caption(questions))
 variants = view.variant_picker(get_strategy_store())
 limit = st.number_input("Question limit", min_value=1, max_value=200, value=5, step=1, key="experiments.limit",
                         help="Each question runs the full pipeline twice (A and B), so keep this small at first.")
 if questions is not None:
-    runs = 2 * min(int(limit), len(questions))
-    st.caption(f"This run produces {runs} answers ({min(int(limit), len(questions))} questions × 2 variants).")
+    n = min(int(limit), len(questions))
+    st.caption(f"This run produces {2 * n} answers ({n} questions × 2 variants).")
+    if n < MIN_PAIRED_QUESTIONS:
+        st.caption(f"With {n} paired questions (fewer than {MIN_PAIRED_QUESTIONS}) the results show no confidence "
+                   "interval and no verdict: a bootstrap over so few questions is too narrow to trust.")
 if st.button("Run experiment", type="primary", key="experiments.run", disabled=questions is None or variants is None):
     result = view.run_with_progress(get_pipeline(), questions, variants, int(limit), experiments)
     if result is not None:
@@ -52,6 +56,7 @@ if result is not None:
     view.render_summary(result)
     st.dataframe(view.metrics_frame(result), hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="localized") for c in ("A", "B", "B − A")})
+    view.render_gold(result)
     charts.render_charts(result)
     view.render_answers(result)
 

@@ -71,3 +71,47 @@ def test_strategy_variants_and_rollout_share(app, ui_data_dir):
     assert not at.exception
     assert RolloutStore(ui_data_dir).get().share == 30
     assert any("30%" in s.value for s in at.success)
+
+
+GOLD = (
+    b'{"id": "torque", "question": "What is the current final torque for the A320 main landing gear wheel axle nut '
+    b'according to the AMM?", "answers": ["325 N.m"], "answerable": true}\n'
+    b'{"id": "paint", "question": "What colour is the hangar 7 door painted?", "answers": [], "answerable": false}\n'
+)
+
+
+def _upload_gold(at):
+    at.radio(key="experiments.source").set_value("upload").run()
+    at.file_uploader(key="experiments.file").set_value(("gold.jsonl", GOLD, "application/json")).run()
+    assert not at.exception
+
+
+def test_a_gold_file_is_recognised_and_few_questions_are_warned_of(app):
+    at = _experiments(app)
+    _upload_gold(at)
+    captions = [c.value for c in at.caption]
+    assert any("Gold answers for every question (1 answerable, 1 not)" in c for c in captions)
+    assert any("fewer than 20" in c and "no confidence interval" in c for c in captions)
+    questions = _frame(at, "gold answers")
+    assert list(questions["answerable"]) == [True, False] and list(questions["gold answers"])[0] == "325 N.m"
+
+
+@pytest.mark.slow
+def test_ab_over_a_gold_file_scores_each_arm_and_withholds_intervals(app, ui_data_dir):
+    at = _experiments(app)
+    _upload_gold(at)
+    at.number_input(key="experiments.limit").set_value(2).run()
+    at.button(key="experiments.run").click().run()
+    assert not at.exception
+
+    metrics = _frame(at, "verdict")
+    gold = metrics[metrics["metric"].str.endswith("(gold)")]
+    assert list(gold["metric"]) == ["answered accuracy (gold)", "refusal recall (gold)", "coverage (gold)"]
+    assert set(metrics["verdict"]) == {"too few questions to judge"}
+    assert set(metrics[next(c for c in metrics.columns if c.endswith("CI"))]) == {"withheld"}
+    assert any("2 paired questions, fewer than 20" in i.value for i in at.info)
+    per_arm = _frame(at, "refusal recall")
+    assert list(per_arm["arm"]) == ["A", "B"]
+    assert per_arm["refusal recall"].between(0, 1).all() and per_arm["coverage"].between(0, 1).all()
+    answers = _frame(at, "correct (gold)")
+    assert list(answers["answerable (gold)"]).count(False) == 2
