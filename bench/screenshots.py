@@ -5,7 +5,8 @@
 The store is copied first, so the source is never changed. Without ``--store`` the script
 uses ``$DATA_DIR`` or ``./data`` when it holds knowledge bases, else indexes ``sample_docs/``
 into a temporary folder (a minute or two). On the Ask page it answers sample questions before
-the shot, so Ask and Traces show real runs.
+the shot, so Ask and Traces show real runs; on Documents it uploads a file into a new base; on
+Agent it sends a two-step request; on Experiments it runs a reflection A/B over a gold question file.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ QUESTIONS = (
 """Asked in this order; the Ask shot shows the last answer, the Traces shot opens TRACE_TO_OPEN."""
 TRACE_TO_OPEN = "engine oil consumption limits"
 PAGES = ("documents", "strategy", "agent", "experiments")
-AGENT_REQUEST = "search axle nut torque"
+AGENT_REQUEST = "search axle nut torque in manuals and export the results"
+UPLOAD = ROOT / "sample_docs" / "faq" / "maintenance-faq-wheels-brakes.md"
+UPLOAD_BASE = "hangar-notes"
+GOLD_QUESTIONS = ROOT / "bench" / "questions" / "sample_new.jsonl"
 EXPERIMENT_QUESTIONS = 2
 WIDTH = 1500
 
@@ -97,8 +101,23 @@ def drive_agent(page) -> None:
     wait_for_rerun(page)
 
 
+def drive_documents(page) -> None:
+    """Upload one file into a new knowledge base so the page shows the upload's per-file outcome."""
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(UPLOAD))
+    page.get_by_role("textbox", name="New knowledge base name").fill(UPLOAD_BASE)
+    page.get_by_label("Knowledge base", exact=True).click()
+    page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("button", name="Index files").click()
+    page.get_by_text("Last upload").wait_for()
+    wait_for_app(page)
+
+
 def drive_experiments(page) -> None:
-    """Run a small reflection off/on experiment so the metrics and charts have content."""
+    """Run a small reflection off/on experiment over a gold question file so every result panel has content."""
+    page.get_by_text("Upload a file", exact=True).click()
+    wait_for_rerun(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(GOLD_QUESTIONS))
+    wait_for_rerun(page)
     limit = page.get_by_role("spinbutton", name="Question limit")
     limit.fill(str(EXPERIMENT_QUESTIONS))
     limit.press("Enter")
@@ -107,7 +126,7 @@ def drive_experiments(page) -> None:
     wait_for_rerun(page)
 
 
-DRIVERS = {"agent": drive_agent, "experiments": drive_experiments}
+DRIVERS = {"documents": drive_documents, "agent": drive_agent, "experiments": drive_experiments}
 
 
 def shoot(page, url: str, path: Path) -> None:

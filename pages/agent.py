@@ -61,8 +61,8 @@ def can_approve(tool_name: str) -> bool:
 
 st.header("Conversation", divider="gray")
 if not ss[RUNS_KEY]:
-    st.caption("Try: “list the documents in manuals”, “search axle nut torque”, “what is 12.5 * 4”, or as admin "
-               "“delete the document <title>”.")
+    st.caption("Try: “list the documents in manuals”, “search axle nut torque in manuals and export the results” "
+               "(steps run in order), “what is 12.5 * 4”, or as admin “delete the document <title>”.")
 for run in ss[RUNS_KEY]:
     view.render_run(run, can_approve, decide)
 
