@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from engine.config import Settings
 from engine.documents.chunking import chunk_sections
+from engine.documents.identifiers import with_identifier_tokens
 from engine.documents.metadata import (
     SIDE_SUFFIXES, check_metadata, is_sidecar, parse_sidecar, read_sidecar, resolve_metadata, sidecar_paths,
     sidecar_sets,
@@ -311,7 +312,7 @@ class Ingestor:
                 vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
                 if on_step:
                     on_step(IngestStep(doc.name, min(start + EMBED_STEP, len(own)), len(own)))
-            texts.extend(own)
+            texts.extend(with_identifier_tokens(text) for text in own)  # keyword-indexed; embedded without them
         return texts, vectors
 
     def _flush(self, pending, kb: str, report: IngestReport, progress, on_step: StepCallback | None = None) -> None:
@@ -335,7 +336,7 @@ class Ingestor:
 
 
 def search_text(meta: DocumentMetadata, text: str) -> str:
-    """What is embedded and keyword-indexed: the title gives every chunk its document's context."""
+    """What is embedded and keyword-indexed (with identifier tokens): the title gives every chunk its context."""
     return f"{meta.title}\n{text}"
 
 

@@ -3,6 +3,7 @@
 Chunks never cross a section (so a PDF chunk keeps its exact page), prefer to end
 at a paragraph break, never cut a sentence unless the sentence alone is longer than
 the chunk size, and start with the tail sentences of the previous chunk (the overlap).
+A Markdown chunk also starts with the heading lines above it that it does not hold itself.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from engine.documents.headings import HeadingMap
 from engine.documents.types import Chunk, Section
 
 # A sentence ends at . ! ? (optionally followed by quotes/brackets) + whitespace + an
@@ -82,9 +84,29 @@ def chunk_sections(sections: Iterable[Section], size: int = 800, overlap: int = 
         raise ValueError("overlap must be >= 0 and smaller than the chunk size")
     chunks: list[Chunk] = []
     for section in sections:
-        for text in _chunk_text(section.text, size, overlap):
+        texts = _chunk_text(section.text, size, overlap)
+        if section.headed:
+            texts = _with_headings(section.text, texts)
+        for text in texts:
             chunks.append(Chunk(text=text, position=len(chunks), page=section.page))
     return chunks
+
+
+def _with_headings(source: str, texts: list[str]) -> list[str]:
+    """Each chunk with the heading lines in effect where it starts that it does not hold itself, at its top."""
+    headings = HeadingMap(source)
+    out: list[str] = []
+    cursor = 0
+    for text in texts:
+        lead = r"\s+".join(re.escape(w) for w in text.split()[:6])
+        found = re.compile(lead).search(source, cursor) if lead else None
+        if found is None:
+            out.append(text)
+            continue
+        cursor = found.start()
+        missing = [line for line in headings.at(cursor) if line not in text]
+        out.append("\n\n".join([*missing, text]))
+    return out
 
 
 def _join(parts: list[tuple[str, bool]]) -> str:

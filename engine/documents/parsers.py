@@ -130,7 +130,7 @@ def parse_markdown(data: bytes, fallback: str | None) -> ParsedFile:
     text = _clean(body)
     if not text:
         raise DocumentError("The Markdown file has no text after its front matter.")
-    return ParsedFile("markdown", (Section(text),), meta, heading.group(1) if heading else None, encoding)
+    return ParsedFile("markdown", (Section(text, headed=True),), meta, heading.group(1) if heading else None, encoding)
 
 
 def parse_txt(data: bytes, fallback: str | None) -> ParsedFile:

@@ -26,6 +26,7 @@ class Section:
 
     text: str
     page: int | None = None
+    headed: bool = False  # Markdown: each chunk carries the headings above it (see documents.headings)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,16 @@ from typing import Protocol
 import numpy as np
 
 from engine.reflection.focus import code_kind
-from engine.reflection.text import MONTHS, Figure, content_words, figures, named_tokens, numbers, words
+from engine.reflection.text import (
+    MONTHS,
+    Figure,
+    content_words,
+    figures,
+    located_figures,
+    named_tokens,
+    numbers,
+    words,
+)
 from engine.reflection.units import Unit, evidence_units
 from engine.results import Evidence
 
@@ -336,12 +345,32 @@ def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_ve
                 continue  # about different things (A320 vs B737): not a contradiction
             same_unit = [f for f in figures(text) if f.unit == figure.unit]
             for candidate in same_unit if len({f.value for f in same_unit}) == 1 else []:
-                if candidate.value != figure.value:
+                if candidate.value != figure.value and not _labelled_otherwise(text, candidate, statement):
                     key = (_preference(index, other.number), float(sims[position]))
                     if best is None or key > best_key:
                         best = Conflict(figure, number, candidate, other.number, text)
                         best_key = key
     return best
+
+
+LABEL_WORDS = 3
+"""Words read before a figure as its label ("Threshold 24,000 FC", "final torque 325 N.m")."""
+
+
+def _labelled_otherwise(text: str, candidate: Figure, statement: str) -> bool:
+    """True when the words labelling ``candidate`` in ``text`` name nothing the statement speaks of.
+
+    "Threshold 24,000 FC" does not contradict "the repeat inspection interval is 4,500 FC": a value
+    of another quantity of the same unit. Without a statement or a label, nothing is ruled out.
+    """
+    if not statement:
+        return False
+    for at, figure in located_figures(text):
+        if figure.text == candidate.text:
+            label = set(content_words(" ".join(words(text[:at])[-LABEL_WORDS:])))
+            label = {w for w in label if not any(ch.isdigit() for ch in w)}
+            return bool(label) and not (label & set(content_words(statement)))
+    return False
 
 
 def newer_revision(index: EvidenceIndex, number: int) -> int | None:

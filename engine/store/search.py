@@ -8,6 +8,7 @@ from typing import Literal
 import numpy as np
 from lancedb.rerankers import RRFReranker
 
+from engine.documents.identifiers import with_identifier_tokens
 from engine.errors import SearchError
 from engine.results import SearchFilters
 from engine.store.schema import META_COLUMNS, SearchHit, sql_literal
@@ -79,12 +80,12 @@ def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, 
     if mode == "vector":
         builder = _tune_ann(table.search(vector, vector_column_name="vector").distance_type("cosine"))
     elif mode == "keyword":
-        builder = table.search(query, query_type="fts", fts_columns="search_text")
+        builder = table.search(with_identifier_tokens(query), query_type="fts", fts_columns="search_text")
     else:
         builder = (
             table.search(query_type="hybrid", vector_column_name="vector", fts_columns="search_text")
             .vector(vector)
-            .text(query)
+            .text(with_identifier_tokens(query))
             .rerank(_RERANKER)
         )
         builder = _tune_ann(builder)

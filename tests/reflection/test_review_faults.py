@@ -159,3 +159,15 @@ def test_a_value_said_of_one_side_is_not_contradicted_by_the_other_sides_value(r
     review = reviewer.review("What was the mean time to restart pump P101 in 2023?", items,
                              "The mean time to restart pump P101 was 42 minutes per stop [1].")
     assert not [i for i in review.issues if "newer or more authoritative" in i.description], review.issues
+
+
+def test_a_value_of_another_quantity_in_the_same_unit_is_no_conflict(reviewer):
+    """"Threshold 24,000 km" in a newer card does not contradict "the oil change interval is 15,000 km"."""
+    from datetime import date as _date
+
+    items = [evidence("manual#1", "Change the engine oil at intervals not to exceed 15,000 km.", "Van service manual",
+                      updated=_date(2023, 1, 10)),
+             evidence("card#2", "Van oil change interval card: Item Value Reference Threshold 24,000 km.", "Van quick card", updated=_date(2025, 3, 1), authority=5)]
+    review = reviewer.review("What is the oil change interval of the van?", items,
+                             "The oil change interval of the van is 15,000 km [1].")
+    assert not [i for i in review.issues if "newer or more authoritative" in i.description], review.issues
