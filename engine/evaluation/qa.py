@@ -149,7 +149,13 @@ def evaluate_qa(
     base = settings or load_settings()
     options = options or AskOptions()
     if corpus is None:
-        return run_questions(rows, _asker(base, options, k), progress)
+        from engine.store import KnowledgeBaseStore
+
+        store = KnowledgeBaseStore(base)
+        if not store.list_knowledge_bases():  # every answer would "refuse" for want of documents
+            raise EngineError(f"There are no knowledge bases in {base.data_dir}; index documents first "
+                              "(python -m engine ingest PATH --kb NAME) or pass --corpus FILE.")
+        return run_questions(rows, _asker(base, options, k, store), progress)
     corpus_rows = read_jsonl(corpus)
     with tempfile.TemporaryDirectory(prefix="rag-eval-qa-") as tmp:
         from engine.ingest import Ingestor

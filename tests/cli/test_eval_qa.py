@@ -77,3 +77,10 @@ def test_eval_qa_indexes_a_corpus_and_reports_every_metric(tmp_path, capsys):
     assert [r["id"] for r in rows] == ["q1", "q2", "q3"]
     assert rows[1]["answerability"] == "unanswerable" and not rows[1]["answered"]
     assert not (tmp_path / "data" / "lancedb").exists()  # the corpus went into a temporary store
+
+
+@pytest.mark.integration
+def test_eval_qa_on_an_empty_data_dir_says_to_index_first(tmp_path, capsys):
+    code, payload = run_json(capsys, "eval", "qa", "--questions", str(write(tmp_path / "q.jsonl", QUESTIONS)),
+                             "--data-dir", str(tmp_path / "empty"))
+    assert code != 0 and "no knowledge bases" in json.dumps(payload).lower()
