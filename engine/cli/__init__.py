@@ -16,11 +16,11 @@ COMMAND_MODULES = [documents_cmd, ask_cmd, eval_cmd, agent_cmd, experiment_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parent = common_parser()
     parser = argparse.ArgumentParser(
-        prog="python -m engine", description="The reflective RAG workbench engine.", parents=[parent]
+        prog="python -m engine", description="The reflective RAG workbench engine.", parents=[common_parser()]
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parent = common_parser(defaults=False)  # a command's own flags never undo those given before it
     for module in COMMAND_MODULES:
         module.register(sub, parent)
     return parser

@@ -11,16 +11,25 @@ from typing import Any
 from engine.config import Settings, load_settings
 
 
-def common_parser() -> argparse.ArgumentParser:
-    """Flags every command accepts (they may appear after the command name)."""
+def common_parser(*, defaults: bool = True) -> argparse.ArgumentParser:
+    """Flags every command accepts, before or after the command name.
+
+    The top-level parser sets the defaults; a command's parser (``defaults=False``) leaves a flag
+    it was not given unset, so ``--data-dir X kb list`` keeps the X given before the command.
+    """
+    def default(value: Any) -> Any:
+        return value if defaults else argparse.SUPPRESS
+
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("common options")
-    group.add_argument("--data-dir", default=None, help="data folder (default: $DATA_DIR or ./data)")
-    group.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    group.add_argument("--chunk-size", type=int, default=None, help="chunk length in characters")
-    group.add_argument("--chunk-overlap", type=int, default=None, help="overlap between chunks in characters")
-    group.add_argument("--max-file-mb", type=float, default=None, help="largest file accepted, in MB")
-    group.add_argument("--model", dest="embedding_model", default=None, help="embedding model package or folder")
+    group.add_argument("--data-dir", default=default(None), help="data folder (default: $DATA_DIR or ./data)")
+    group.add_argument("--json", action="store_true", default=default(False),
+                       help="print exactly one JSON object on stdout")
+    group.add_argument("--chunk-size", type=int, default=default(None), help="chunk length in characters")
+    group.add_argument("--chunk-overlap", type=int, default=default(None), help="overlap between chunks in characters")
+    group.add_argument("--max-file-mb", type=float, default=default(None), help="largest file accepted, in MB")
+    group.add_argument("--model", dest="embedding_model", default=default(None),
+                       help="embedding model package or folder")
     return parent
 
 
