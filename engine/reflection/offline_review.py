@@ -81,6 +81,10 @@ class _Context:
     judged: dict[tuple[str, tuple[int, ...]], Judgement] = field(default_factory=dict)
 
 
+NAMED_REVISION = re.compile(r"\b(?:Rev(?:ision)?\.?|Issue|Edition)\s*\d+\b", re.IGNORECASE)
+"""A statement naming the revision its figures belong to ("Rev 10", "Issue 2")."""
+
+
 class OfflineReviewer:
     """Reviews answers against evidence without a model call.
 
@@ -279,7 +283,8 @@ class OfflineReviewer:
         """
         index = context.index
         reported = False
-        stated = figures(body)
+        # "torque 270 N.m ... from AMM Rev 10": a figure said of a named revision is history, not a stale claim
+        stated = [] if NAMED_REVISION.search(body) else figures(body)
         for c in cited:
             for figure in stated:
                 if (figure.text in judged_figures or figure.value not in index.chunk(c).numbers

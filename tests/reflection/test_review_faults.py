@@ -171,3 +171,17 @@ def test_a_value_of_another_quantity_in_the_same_unit_is_no_conflict(reviewer):
     review = reviewer.review("What is the oil change interval of the van?", items,
                              "The oil change interval of the van is 15,000 km [1].")
     assert not [i for i in review.issues if "newer or more authoritative" in i.description], review.issues
+
+
+def test_a_figure_said_of_a_named_revision_is_history_not_a_stale_claim(reviewer):
+    from datetime import date as _date
+
+    items = [evidence("manual-r3#1", "Tighten the hub bolts to 90 N.m.", "Pump manual (Revision 3)",
+                      updated=_date(2021, 1, 10)),
+             evidence("manual-r4#2", "Tighten the hub bolts to 110 N.m.", "Pump manual (Revision 4)",
+                      updated=_date(2024, 3, 1), authority=5)]
+    history = reviewer.review("How did the hub bolt torque change?", items,
+                              "Revision 3 set the hub bolt torque to 90 N.m [1].")
+    assert not [i for i in history.issues if "newer or more authoritative" in i.description], history.issues
+    stale = reviewer.review("What is the hub bolt torque?", items, "The hub bolt torque is 90 N.m [1].")
+    assert not stale.valid
