@@ -7,9 +7,10 @@ gets a kind so that the generator quotes only statements and records:
 - ``prose``: a sentence; ``record``: one table row or CSV record ("Header: cell; Header: cell");
 - ``heading``: a title or caption with no statement; ``table``: a run of table cells without
   structure; ``question``: a question (FAQ entries); ``fragment``: text cut off mid-sentence;
-  ``long``: a prose sentence too long to quote (kept whole, so that it can still support a statement).
+  ``long``: a prose sentence too long to quote (kept whole, so that it can still support a statement);
+  ``code``: the content of a fenced code block ("pip install pdfplumber"), quoted as written.
 
-Every unit ends with sentence punctuation, so a quoted unit reads the same as the text it came
+Every unit but code ends with sentence punctuation, so a quoted unit reads the same as the text it came
 from and its embedding is reused when the answer is reviewed.
 """
 
@@ -22,7 +23,10 @@ from engine.reflection.text import STOPWORDS, split_sentences, strip_citations
 
 UNIT_CHARS = 300
 """Longest prose unit; longer runs are cut at clause boundaries (records are trimmed when quoted)."""
-QUOTABLE = frozenset({"prose", "record", "fragment"})
+QUOTABLE = frozenset({"prose", "record", "fragment", "code"})
+_FENCE = re.compile(r"```[\w+.-]*[ \t]*\n?(.*?)```", re.DOTALL)
+"""A fenced code block, also when the chunker has put it on one line ("```sh pip install x ```")."""
+_FENCE_LANGUAGE = re.compile(r"^(?:sh|bash|shell|console|python|py|text|json|yaml|toml|ini|cmd|powershell)\s+")
 
 _MARKUP = re.compile(r"^[\s#>*|•-]+|[\s|]+$")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -49,7 +53,20 @@ class Unit:
 def evidence_units(text: str, limit: int = UNIT_CHARS) -> list[Unit]:
     """``text`` as units (see the module docstring), in reading order."""
     units: list[Unit] = []
-    for sentence in split_sentences(text or ""):
+    at = 0
+    for fence in _FENCE.finditer(text or ""):
+        units.extend(_prose_units(text[at: fence.start()], limit))
+        code = _FENCE_LANGUAGE.sub("", fence.group(1).strip()).strip()
+        if code and len(code) <= limit:
+            units.append(Unit(code, "code"))
+        at = fence.end()
+    units.extend(_prose_units((text or "")[at:], limit))
+    return units
+
+
+def _prose_units(text: str, limit: int) -> list[Unit]:
+    units: list[Unit] = []
+    for sentence in split_sentences(text):
         heading_line = sentence.lstrip().startswith("#")
         body = _readable(sentence)
         if not body:

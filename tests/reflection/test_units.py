@@ -126,3 +126,12 @@ def test_questions_that_ask_several_things_are_split_into_parts():
         "Which bolt must be installed on the B737 flap tracks", "at what torque"]
     assert question_parts("Compare the fuel efficiency of A320 and B737, focusing on 2023.") == []
     assert question_parts("According to the AMM, what is the A320 tyre pressure?") == []
+
+
+def test_a_fenced_code_block_is_one_code_unit_quoted_as_written():
+    from engine.reflection.units import QUOTABLE, evidence_units
+
+    text = "## Installation\n\n```sh pip install tablekit ```\n\nThen import it.\n\n```python\nimport tablekit\n```"
+    units = [(u.kind, u.text) for u in evidence_units(text)]
+    assert ("code", "pip install tablekit") in units and ("code", "import tablekit") in units
+    assert ("prose", "Then import it.") in units and "code" in QUOTABLE
