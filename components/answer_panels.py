@@ -103,20 +103,28 @@ def render_tasks(tasks: Sequence[RetrievalTask], runs: Sequence[dict[str, Any]] 
     top = max(1.0, float(frame["weight"].max()))
     st.dataframe(
         frame, hide_index=True, width="stretch",
-        column_order=["task", "weight", "reason", "query", "type", "knowledge base", "priority", "k", "filters",
-                      "hits", "ms"],
+        column_order=["task", "weight", "type", "knowledge base", "priority", "k", "hits", "ms", "filters"],
         column_config={
             "task": st.column_config.TextColumn("Task", width="small"),
-            "query": st.column_config.TextColumn("Query", width="medium"),
             "weight": st.column_config.ProgressColumn("Weight", min_value=0.0, max_value=top, format="%.2f",
                                                       help="Task weight in the fusion", width="small"),
+            "type": st.column_config.TextColumn("Type", help="vector, keyword or hybrid search"),
             "priority": st.column_config.NumberColumn("Priority", help="Lower runs first; retries get 9"),
             "k": st.column_config.NumberColumn("k", help="Hits requested"),
             "hits": st.column_config.NumberColumn("Hits"),
             "ms": st.column_config.NumberColumn("ms", format="%.0f"),
-            "reason": st.column_config.TextColumn("Reason", width="medium"),
         },
     )
+    render_task_details(frame)
+
+
+def render_task_details(frame: pd.DataFrame) -> None:
+    """Each task's query and reason in full, wrapped: long text never hides behind a cut-off table cell."""
+    items = "".join(
+        f"<li><b>{encode(row['task'])}</b> <code>{encode(row['type'])}</code> · {encode(row['knowledge base'])}"
+        f"<br>query: {encode(row['query'])}<br><small>reason: {encode(row['reason'])}</small></li>"
+        for row in frame.to_dict("records"))
+    show(f"<ul class='task-details' style='margin:0;padding-left:1.2em;overflow-wrap:anywhere'>{items}</ul>")
 
 
 # -- review issues ---------------------------------------------------------------------------------

@@ -102,7 +102,55 @@ def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
         wrapped = [b for b in boxes if b["tag"] == "P" and b["lines"] > 1]
         assert not clipped, clipped
         assert not wrapped, wrapped
+        details = page.evaluate("""() => [...document.querySelectorAll('li')].filter(li => li.innerText.includes('reason:'))
+            .map(li => ({text: li.innerText, overflow: li.scrollWidth - li.clientWidth,
+                         right: li.closest('[data-testid="stColumn"]').getBoundingClientRect().right
+                                - li.getBoundingClientRect().right}))""")
+        assert details and all("query:" in d["text"] for d in details), details   # each task's query and reason
+        assert all(d["overflow"] <= 1 and d["right"] >= -1 for d in details), details  # wrapped, never cut off
         history = page.get_by_role("button", name="What is the current final torque").first
         assert history.bounding_box()["width"] > 150
     finally:
         context.close()
+
+
+# Every progress bar's text, sampled in the page every 150 ms until the upload's outcome table is shown.
+SAMPLE_BARS = """async () => {
+  const seen = [];
+  const deadline = Date.now() + 240000;
+  while (Date.now() < deadline) {
+    for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
+      const text = bar.innerText.trim();
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }
+    if ([...document.querySelectorAll('p, h3, h4')].some(e => e.innerText.includes('Last upload'))) break;
+    await new Promise(r => setTimeout(r, 150));
+  }
+  return seen;
+}"""
+
+
+def _long_manual(path: Path, sections: int = 420) -> Path:
+    """A text file of a few hundred distinct chunks, so embedding it takes several progress steps."""
+    parts = [f"Section {i}. Task card {i:04d} covers panel {i * 7 % 97} of zone {i % 13}: inspect fastener row "
+             f"{i % 31}, record torque value {40 + i % 60} Nm, and sign the card before the aircraft is released. "
+             f"Corrosion found on bracket {i:03d} is reported with the panel number and the zone. " * 3
+             for i in range(sections)]
+    path.write_text("\n\n".join(parts) + "\n")
+    return path
+
+
+def test_upload_progress_bar_moves_while_the_file_is_embedded(page, app_url: str, tmp_path: Path):
+    manual = _long_manual(tmp_path / "long-task-cards.txt")
+    _goto(page, f"{app_url}/documents")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(manual)])
+    page.get_by_role("textbox", name="New knowledge base name").fill("taskcards")
+    page.get_by_label("Knowledge base", exact=True).click()
+    page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("button", name="Index files").click()
+    seen = page.evaluate(SAMPLE_BARS)
+    embedded = [text for text in seen if "chunks embedded" in text]
+    done = [int(text.split("/")[0].rsplit(" ", 1)[-1]) for text in embedded]
+    assert len(embedded) >= 2, seen                       # the bar moved at least twice before the file was done
+    assert done == sorted(done) and done[0] < done[-1], seen
+    assert "waiting to embed" in seen[0] and seen[-1].endswith("added"), seen
