@@ -33,7 +33,7 @@ def browser_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def app_url(browser_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def app_server(browser_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     """A server over a copy of the store for this module's tests; stopped (process group killed) afterwards."""
     folder = tmp_path_factory.mktemp("browser-app")
     data, log = folder / "data", folder / "streamlit.log"
@@ -44,9 +44,14 @@ def app_url(browser_store: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     except (RuntimeError, TimeoutError) as exc:
         pytest.fail(f"{exc}\n{log.read_text(errors='replace')[-4000:]}")
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def app_url(app_server: AppServer) -> str:
+    return app_server.url
 
 
 @pytest.fixture(scope="session")

@@ -154,3 +154,13 @@ def test_upload_progress_bar_moves_while_the_file_is_embedded(page, app_url: str
     assert len(embedded) >= 2, seen                       # the bar moved at least twice before the file was done
     assert done == sorted(done) and done[0] < done[-1], seen
     assert "waiting to embed" in seen[0] and seen[-1].endswith("added"), seen
+
+
+def test_pages_opened_by_url_leave_no_errors_in_the_server_log(page, app_server):
+    """Opening each page by its URL works and the server log stays clean: no 404s, no file-watcher overflow."""
+    for path, heading in [("documents", "Documents"), ("strategy", "Strategy"), ("traces", "Traces"), ("", "Ask")]:
+        _goto(page, f"{app_server.url}/{path}")
+        page.get_by_role("heading", name=heading, exact=True).wait_for()
+    log = app_server.log_path.read_text(errors="replace")
+    noise = [line for line in log.splitlines() if "404" in line or "Inotify" in line or "Traceback" in line]
+    assert not noise, noise[:5]
