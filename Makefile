@@ -1,12 +1,15 @@
 # Two commands: `make run` and `make test`. Both create .venv and install what they need.
+# `make serve` serves the JSON HTTP API (same .venv) on API_PORT.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+API_PORT ?= 8000
+API_HOST ?= 127.0.0.1
 PYTEST_ARGS ?=
 
-.PHONY: run dev test install bench clean-data
+.PHONY: run dev serve test install bench clean-data
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +27,11 @@ run: $(STAMP)
 dev: $(STAMP)
 	$(PY) -m engine bootstrap
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.fileWatcherType auto --server.runOnSave true
+
+# The JSON HTTP API (OpenAPI at /openapi.json); set WORKBENCH_API_TOKENS / WORKBENCH_USERS to require tokens.
+serve: $(STAMP)
+	$(PY) -m engine bootstrap
+	$(PY) -m engine serve --host $(API_HOST) --port $(API_PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from engine.errors import ConfigError
 
@@ -51,6 +51,61 @@ class Settings(BaseSettings):
     reviewer_model: str | None = Field(
         default=None, description="Claude model that reviews answers; unset: the newest Haiku model the API lists."
     )
+
+    users: Annotated[dict[str, Any], NoDecode] = Field(
+        default_factory=dict, repr=False,
+        description="WORKBENCH_USERS: JSON object, user name -> {\"password_hash\", \"role\", \"grants\"}; users "
+        "sign in to the UI (and may be named by API tokens). Empty with no api_tokens: one local admin, no sign-in.",
+    )
+    api_tokens: Annotated[dict[str, Any], NoDecode] = Field(
+        default_factory=dict, repr=False,
+        description="WORKBENCH_API_TOKENS: JSON object, API token (or its hash: sha256:<hex>, scrypt$...) -> a role, "
+        "or {\"user\": NAME} of WORKBENCH_USERS, or {\"name\", \"role\", \"grants\"}. Plain tokens are hashed on load.",
+    )
+    allow_self_approval: bool = Field(
+        default=False, description="Whether a signed-in user may approve a high-risk agent call of a run they "
+        "started. The single local user (no users configured) always may.",
+    )
+    api_max_upload_mb: float = Field(
+        default=200.0, gt=0, description="Largest multipart upload the API accepts in one request, in MB "
+        "(each file is also held to max_file_mb).",
+    )
+
+    @field_validator("users", "api_tokens", mode="before")
+    @classmethod
+    def _json_map(cls, value: Any, info) -> Any:
+        import json
+
+        if isinstance(value, (str, bytes)):
+            if not value.strip():
+                return {}
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"WORKBENCH_{info.field_name.upper()} is not valid JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"WORKBENCH_{info.field_name.upper()} must be a JSON object")
+        return value
+
+    @field_validator("api_tokens", mode="after")
+    @classmethod
+    def _hash_tokens(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from engine.identity.entries import hashed_token_map
+
+        try:
+            return hashed_token_map(value)  # plain tokens never stay in memory
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("users", mode="after")
+    @classmethod
+    def _check_users(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from engine.identity.entries import check_users
+
+        try:
+            return check_users(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("data_dir", mode="after")
     @classmethod

@@ -33,3 +33,11 @@ class ProviderError(EngineError):
 
 class MissingKeyError(ProviderError):
     """The provider needs an API key that is not set."""
+
+
+class AuthenticationError(EngineError):
+    """No valid credentials were given where sign-in is required."""
+
+
+class PermissionDenied(EngineError):
+    """The signed-in user's role or grants do not allow this."""

@@ -48,12 +48,14 @@ def build_runtime(
     registry: ToolRegistry | None = None,
     policy: Policy | None = None,
     audit: AuditLog | None = None,
+    context_hook: Callable[[ToolContext], ToolContext] | None = None,
     **options: Any,
 ) -> AgentRuntime:
     """An AgentRuntime over ``settings.data_dir``: its store, its audit log, the default tools and policy.
 
     ``store`` defaults to a KnowledgeBaseStore on the data folder (opened on first use);
-    ``options`` go to :class:`AgentRuntime` (max_steps, default_timeout_s...).
+    ``options`` go to :class:`AgentRuntime` (max_steps, default_timeout_s...). ``context_hook`` gets each run's
+    context before its tools see it (e.g. to limit the store to the bases the run's user may read).
     """
     opened: dict[str, Any] = {"store": store}
 
@@ -62,7 +64,8 @@ def build_runtime(
             from engine.store import KnowledgeBaseStore
 
             opened["store"] = KnowledgeBaseStore(settings)
-        return ToolContext(settings=settings, store=opened["store"], user=user, role=role, answer=answer)
+        ctx = ToolContext(settings=settings, store=opened["store"], user=user, role=role, answer=answer)
+        return context_hook(ctx) if context_hook is not None else ctx
 
     return AgentRuntime(
         provider, registry or default_registry(), policy or Policy(), audit or AuditLog.in_data_dir(settings.data_dir),

@@ -8,11 +8,11 @@ import logging
 import sys
 import warnings
 
-from engine.cli import agent_cmd, ask_cmd, documents_cmd, eval_cmd, experiment_cmd
+from engine.cli import agent_cmd, ask_cmd, documents_cmd, eval_cmd, experiment_cmd, serve_cmd
 from engine.cli.common import common_parser
 from engine.errors import EngineError
 
-COMMAND_MODULES = [documents_cmd, ask_cmd, eval_cmd, agent_cmd, experiment_cmd]
+COMMAND_MODULES = [documents_cmd, ask_cmd, eval_cmd, agent_cmd, experiment_cmd, serve_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

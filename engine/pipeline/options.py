@@ -27,6 +27,8 @@ class AskOptions(BaseModel):
         default="caveat",
         description="when the evidence only partly answers the question: answer with the caveat stated, or refuse",
     )
+    user: str | None = Field(default=None, max_length=200,
+                             description="who asked (recorded in the trace; traces are shown to the user who asked)")
     previous_question: str | None = Field(
         default=None, max_length=5000,
         description="the question asked just before in this session; a follow-up such as 'And on the 737?' is "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 import uuid
 from dataclasses import replace
@@ -57,6 +58,14 @@ class Pipeline:
         self.provider = provider  # an explicit Provider object (tests: ScriptedProvider)
         self.answerability = answerability or AnswerabilityEvaluator(model_name=settings.embedding_model)
         self.fixed_strategy: tuple[str, Strategy] | None = None  # (label, strategy) used instead of the store's
+
+    def with_store(self, store: KnowledgeBaseStore) -> "Pipeline":
+        """This pipeline over another view of the store (e.g. limited to one user's bases); the rest is shared."""
+        view = copy.copy(self)
+        view.store = store
+        view.retriever = copy.copy(self.retriever)
+        view.retriever.store = store
+        return view
 
     # -- helpers --------------------------------------------------------------
     def _provider_id(self, options: AskOptions) -> str:
@@ -208,7 +217,8 @@ class Pipeline:
             trace_id=state["trace_id"], provider=provider_id, strategy_version=state["strategy_version"],
             extra={"reflection": options.reflection, "mode": options.mode, "attempts": attempts,
                    "rounds": outcome["rounds"], "refusal_reason": outcome.get("refusal_reason"),
-                   "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved), **followup},
+                   "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved),
+                   **({"user": options.user} if options.user else {}), **followup},
         )
 
     def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions) -> dict:
@@ -261,7 +271,8 @@ class Pipeline:
             iterations=outcome.get("iterations", 0), timings=self._timings(tracer, state, outcome),
             trace_id=state["trace_id"], provider=state.get("provider", ""),
             strategy_version=state.get("strategy_version", ""),
-            extra={"reflection": options.reflection, "mode": options.mode, "error": message},
+            extra={"reflection": options.reflection, "mode": options.mode, "error": message,
+                   **({"user": options.user} if options.user else {})},
         )
 
     @staticmethod

@@ -1,0 +1,80 @@
+"""Request bodies of the API; each field says what it takes, and anything else is refused with a 422."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine.orchestration.strategy import Strategy
+from engine.store.schema import DOC_ID, KB_NAME
+
+KbName = Annotated[str, Field(pattern=KB_NAME.pattern, max_length=63,
+                              description="knowledge base: 1-63 lower-case letters, digits, '-' or '_'")]
+DocId = Annotated[str, Field(pattern=DOC_ID.pattern, max_length=128, description="document id, as listed")]
+MAX_QUESTION = 5000
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _words(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must contain some words, not only spaces")
+    return value
+
+
+class AskRequest(_Body):
+    question: str = Field(min_length=1, max_length=MAX_QUESTION, description="the question, in plain words")
+    knowledge_bases: list[KbName] | None = Field(
+        default=None, max_length=50, description="bases to search; absent or empty: the strategy routes over every "
+        "base you may read")
+    reflection: bool = Field(default=True, description="review and revise the draft (false: draft only)")
+    mode: Literal["dual", "single"] = Field(default="dual", description="separate reviewer, or self-review")
+    max_rounds: int = Field(default=2, ge=0, le=6, description="review/revise rounds before refusing")
+    previous_question: str | None = Field(default=None, max_length=MAX_QUESTION,
+                                          description="the question asked before, for follow-ups")
+
+    _question = field_validator("question")(_words)
+
+
+class RagRequest(_Body):
+    query: str = Field(min_length=1, max_length=MAX_QUESTION, description="the question")
+
+    _query = field_validator("query")(_words)
+
+
+class Passage(_Body):
+    text: str = Field(min_length=1, max_length=20_000)
+    title: str | None = Field(default=None, max_length=300)
+
+
+class ReviewRequest(_Body):
+    question: str = Field(min_length=1, max_length=MAX_QUESTION)
+    passages: list[str | Passage] = Field(min_length=1, max_length=50,
+                                          description="the evidence, numbered [1]..[n] in this order")
+    answer: str = Field(min_length=1, max_length=20_000, description="the answer to check against the passages")
+
+    _question = field_validator("question", "answer")(_words)
+
+
+class SearchRequest(_Body):
+    query: str = Field(min_length=1, max_length=2000)
+    knowledge_bases: list[KbName] | None = Field(default=None, max_length=50)
+    mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
+    k: int = Field(default=10, ge=1, le=100)
+
+    _query = field_validator("query")(_words)
+
+
+class AgentRunRequest(_Body):
+    request: str = Field(min_length=1, max_length=4000, description="what the agent should do, in plain words")
+
+    _request = field_validator("request")(_words)
+
+
+class StrategyUpdate(_Body):
+    strategy: Strategy = Field(description="the whole strategy; saved as a new version")
+    note: str = Field(default="", max_length=500, description="why it changed")
+    activate: bool = Field(default=True, description="make the new version the active one")

@@ -1,0 +1,116 @@
+"""The engine-side filter: a knowledge-base store as one identity may see and change it.
+
+:class:`ScopedStore` has the store's methods that the pipeline, retriever, ingestor, agent tools and
+pages use; every one of them is limited to the bases the identity may read (or write). A base the
+identity may not read behaves as if it did not exist, so its name, documents, words and passages never
+leak through search, answers, spelling corrections, document lists or agent tools. Anything the
+wrapper does not define is refused rather than passed through unfiltered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engine.errors import KnowledgeBaseError
+from engine.identity.model import Identity
+
+
+class ScopedStore:
+    """A KnowledgeBaseStore limited to what ``identity`` may read and write."""
+
+    def __init__(self, store: Any, identity: Identity) -> None:
+        if isinstance(store, ScopedStore):
+            store = store.inner
+        self.inner = store
+        self.identity = identity
+
+    # -- passthrough of non-data attributes -------------------------------------
+    @property
+    def settings(self):
+        return self.inner.settings
+
+    @property
+    def embedder(self):
+        return self.inner.embedder
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"{type(self).__name__} does not offer {name!r}: a store seen through an identity "
+                             "exposes only filtered methods.")
+
+    # -- which bases --------------------------------------------------------------
+    def _missing(self, kb: str) -> KnowledgeBaseError:
+        known = ", ".join(self.knowledge_base_names()) or "none you may read"
+        return KnowledgeBaseError(f"Knowledge base {kb!r} does not exist or you have no read grant for it "
+                                  f"(yours: {known}).")
+
+    def knowledge_base_names(self) -> list[str]:
+        return self.identity.readable(self.inner.knowledge_base_names())
+
+    def exists(self, kb: str) -> bool:
+        return self.identity.can_read(kb) and self.inner.exists(kb)
+
+    def _readable(self, kb: str) -> str:
+        if not self.identity.can_read(kb):
+            raise self._missing(kb)
+        return kb
+
+    def _names(self, kb: str | Sequence[str] | None) -> list[str]:
+        if kb is None:
+            return self.knowledge_base_names()
+        names = [kb] if isinstance(kb, str) else list(kb)
+        return [self._readable(n) for n in names]
+
+    # -- reading ------------------------------------------------------------------
+    def list_knowledge_bases(self):
+        return [info for info in self.inner.list_knowledge_bases() if self.identity.can_read(info.name)]
+
+    def list_documents(self, kb: str):
+        return self.inner.list_documents(self._readable(kb))
+
+    def get_document(self, doc_id: str, kb: str | None = None):
+        if kb is not None:
+            return self.inner.get_document(doc_id, self._readable(kb))
+        for name in self.knowledge_base_names():
+            try:
+                return self.inner.get_document(doc_id, name)
+            except KnowledgeBaseError:
+                continue
+        raise KnowledgeBaseError(f"Document {doc_id!r} was not found in the knowledge bases you may read; list them "
+                                 "to see document ids.")
+
+    def document_hashes(self, kb: str) -> dict[str, str]:
+        if not (self.identity.can_read(kb) or self.identity.can_write(kb)):
+            raise self._missing(kb)
+        return self.inner.document_hashes(kb)
+
+    def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
+        if not (self.identity.can_read(kb) or self.identity.can_write(kb)):
+            raise self._missing(kb)
+        return self.inner.count_chunks(kb, doc_id)
+
+    def vocabulary(self, kb: str | Sequence[str] | None = None):
+        return self.inner.vocabulary(self._names(kb))
+
+    def search(self, query: str, kb: str | Sequence[str] | None = None, mode: str = "hybrid", k: int = 10,
+               filters: Any = None, vector: Any = None):
+        names = self._names(kb)
+        if not names:
+            return []
+        return self.inner.search(query, names, mode=mode, k=k, filters=filters, vector=vector)
+
+    # -- writing ------------------------------------------------------------------
+    def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
+        self.identity.require_write(kb)
+        self.inner.write_documents(kb, rows, replace_doc_ids=replace_doc_ids)
+
+    def delete_document(self, doc_id: str, kb: str) -> int:
+        self._readable(kb)
+        self.identity.require_write(kb)
+        return self.inner.delete_document(doc_id, kb)
+
+    def drop_knowledge_base(self, kb: str) -> None:
+        self._readable(kb)
+        self.identity.require_write(kb)
+        self.inner.drop_knowledge_base(kb)
+
