@@ -104,6 +104,11 @@ class ScopedStore:
         self.identity.require_write(kb)
         self.inner.write_documents(kb, rows, replace_doc_ids=replace_doc_ids)
 
+    def maintain(self, kb: str):
+        """Index upkeep after a write: for a base this identity may write."""
+        self.identity.require_write(kb)
+        return self.inner.maintain(kb)
+
     def delete_document(self, doc_id: str, kb: str) -> int:
         self._readable(kb)
         self.identity.require_write(kb)
