@@ -26,6 +26,10 @@ def _words(value: str) -> str:
 
 
 class AskRequest(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"question": "What is the final torque of the A320 axle nut?", "knowledge_bases": ["manuals"]}
+    ]})
+
     question: str = Field(min_length=1, max_length=MAX_QUESTION, description="the question, in plain words")
     knowledge_bases: list[KbName] | None = Field(
         default=None, max_length=50, description="bases to search; absent or empty: the strategy routes over every "
@@ -40,6 +44,10 @@ class AskRequest(_Body):
 
 
 class RagRequest(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "What is the final torque of the A320 axle nut?"}
+    ]})
+
     query: str = Field(min_length=1, max_length=MAX_QUESTION, description="the question")
 
     _query = field_validator("query")(_words)
@@ -51,6 +59,11 @@ class Passage(_Body):
 
 
 class ReviewRequest(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"question": "What is the final torque?", "passages": ["The final torque is 325 N.m."],
+         "answer": "The final torque is 150 N.m."}
+    ]})
+
     question: str = Field(min_length=1, max_length=MAX_QUESTION)
     passages: list[str | Passage] = Field(min_length=1, max_length=50,
                                           description="the evidence, numbered [1]..[n] in this order")
@@ -60,6 +73,10 @@ class ReviewRequest(_Body):
 
 
 class SearchRequest(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "axle nut torque", "k": 5}
+    ]})
+
     query: str = Field(min_length=1, max_length=2000)
     knowledge_bases: list[KbName] | None = Field(default=None, max_length=50)
     mode: Literal["hybrid", "vector", "keyword"] = "hybrid"
@@ -69,6 +86,10 @@ class SearchRequest(_Body):
 
 
 class AgentRunRequest(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"request": "list the documents in manuals"}
+    ]})
+
     request: str = Field(min_length=1, max_length=4000, description="what the agent should do, in plain words")
 
     _request = field_validator("request")(_words)

@@ -59,9 +59,10 @@ class Services:
             return self._reviewer
 
     def warm_up(self) -> None:
-        """Open the store and load the embedding model now, not on the first request."""
+        """Open the store, load the embedding model and the question parser now, not on the first request."""
         self.store.knowledge_base_names()
         self.store.embedder.encode_one("warm-up")
+        self.pipeline.perception.run("What is the torque of the axle nut?")
 
     def health(self) -> dict[str, Any]:
         """Whether the store opens and the embedding model is loaded (raises when either fails)."""
