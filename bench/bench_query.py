@@ -59,7 +59,7 @@ def build(store: KnowledgeBaseStore, rows: list[dict], size: int, rng: np.random
             else:
                 table.add(data)
             batch = []
-    store._maintain_indexes(table)
+    store.maintain("bench")
 
 
 def main() -> None:

@@ -74,6 +74,9 @@ class IngestReport:
     knowledge_base: str
     files: list[FileResult] = field(default_factory=list)
     seconds: float = 0.0
+    index_pending: str | None = None
+    """Why the base's indexes are not up to date after this ingest (None: they are). The documents are stored and
+    searchable either way; the next ingest or keyword search finishes the index work."""
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -89,6 +92,7 @@ class IngestReport:
             "summary": {s: self.count(s) for s in ("added", "unchanged", "replaced", "rejected")},
             "chunks_written": self.chunks_written,
             "seconds": round(self.seconds, 3),
+            "index_pending": self.index_pending,
         }
 
 
@@ -299,6 +303,8 @@ class Ingestor:
                 self._flush(pending, kb, report, progress, on_step)
                 pending, pending_chunks = [], 0
         self._flush(pending, kb, report, progress, on_step)
+        # after the writes, never inside them: also repairs indexes a crashed earlier run did not build
+        report.index_pending = self.store.maintain(kb).pending
         report.seconds = (datetime.now(timezone.utc) - started).total_seconds()
         return report
 

@@ -1,4 +1,11 @@
-"""Named knowledge bases on LanceDB: one table of chunks per base, under ``DATA_DIR/lancedb``."""
+"""Named knowledge bases on LanceDB: one table of chunks per base, under ``DATA_DIR/lancedb``.
+
+Several threads and processes may write at once. A write holds its base's lock file (``DATA_DIR/locks``)
+from "does the table exist, which of these documents does it hold" to its one commit, and runs again when
+that commit loses a race (see :mod:`engine.store.commits`). Index work is not part of a write: it is
+:meth:`KnowledgeBaseStore.maintain`, which the ingestor calls after writing and which a keyword search
+calls when it finds the full-text index missing (see :mod:`engine.store.maintenance`).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +18,13 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import FTS
 
 from engine.config import Settings
 from engine.embeddings import Embedder, get_embedder
 from engine.errors import KnowledgeBaseError
 from engine.results import SearchFilters
+from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
+from engine.store.maintenance import FTS_INDEX, MaintenanceResult, build_keyword_index, index_names, maintain
 from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
@@ -39,6 +47,8 @@ class KnowledgeBaseStore:
         self._db = lancedb.connect(str(settings.lancedb_dir))
         self._embedder = embedder
         self._write_lock = threading.Lock()
+        self._locks = BaseLocks(settings.data_dir / "locks")
+        self._keyword_ready: set[tuple[str, int]] = set()  # (kb, table version) seen with a full-text index
         self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
@@ -61,18 +71,38 @@ class KnowledgeBaseStore:
     def exists(self, kb: str) -> bool:
         return check_kb_name(kb) in self.knowledge_base_names()
 
-    def _open(self, kb: str):
+    def _find(self, kb: str):
+        """The table of ``kb``, or None when there is none, or only the folder of one being created or whose
+        creation was cut short (LanceDB lists such a folder but cannot open it)."""
         if not self.exists(kb):
+            return None
+        try:
+            return self._db.open_table(TABLE_PREFIX + kb)
+        except ValueError as exc:
+            if "not found" in str(exc):
+                return None
+            raise
+
+    def _open(self, kb: str):
+        table = self._find(kb)
+        if table is None:
             known = ", ".join(self.knowledge_base_names()) or "none yet"
             raise KnowledgeBaseError(
                 f"Knowledge base {kb!r} does not exist (known: {known}). Ingest documents into it first."
             )
-        return self._db.open_table(TABLE_PREFIX + kb)
+        return table
 
     def _open_or_create(self, kb: str):
-        if self.exists(kb):
-            return self._db.open_table(TABLE_PREFIX + kb)
-        return self._db.create_table(TABLE_PREFIX + check_kb_name(kb), schema=chunk_schema(self.embedder.dim))
+        """The table of ``kb``, created if need be; call with the base's lock held."""
+        table = self._find(check_kb_name(kb))
+        if table is not None:
+            return table
+        # exist_ok: a writer that does not take the lock files (another tool) may have created it meanwhile
+        return self._db.create_table(TABLE_PREFIX + kb, schema=chunk_schema(self.embedder.dim), exist_ok=True)
+
+    def _present(self) -> list:
+        """The tables of the bases that can be opened now (a base still being created is left out)."""
+        return [t for t in (self._find(n) for n in self.knowledge_base_names()) if t is not None]
 
     # -- reading ------------------------------------------------------------
     def _scan(self, kb, columns: list[str], where: str | None = None) -> pa.Table:
@@ -89,8 +119,8 @@ class KnowledgeBaseStore:
 
     def list_knowledge_bases(self) -> list[KnowledgeBaseInfo]:
         infos = []
-        for kb in self.knowledge_base_names():
-            table = self._open(kb)
+        for table in self._present():
+            kb = table.name[len(TABLE_PREFIX):]
             rows = self._scan(table, ["doc_id", "update_date"])
             dates = pc.drop_null(rows["update_date"]) if rows.num_rows else pa.array([], pa.string())
             indices = {i.name for i in table.list_indices()}
@@ -108,9 +138,10 @@ class KnowledgeBaseStore:
 
     def document_hashes(self, kb: str) -> dict[str, str]:
         """doc_id -> content hash, for every document in ``kb`` (empty when the base is new)."""
-        if not self.exists(kb):
+        table = self._find(kb)
+        if table is None:
             return {}
-        rows = self._scan(kb, ["doc_id", "content_hash"])
+        rows = self._scan(table, ["doc_id", "content_hash"])
         return dict(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))
 
     def get_document(self, doc_id: str, kb: str | None = None) -> tuple[DocumentInfo, list[dict[str, Any]]]:
@@ -127,10 +158,11 @@ class KnowledgeBaseStore:
         raise KnowledgeBaseError(f"Document {doc_id!r} was not found{where}; run `python -m engine kb list` for ids.")
 
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
-        if not self.exists(kb):
+        table = self._find(kb)
+        if table is None:
             return 0
         where = f"doc_id = {sql_literal(check_doc_id(doc_id))}" if doc_id else None
-        return self._db.open_table(TABLE_PREFIX + kb).count_rows(where)
+        return table.count_rows(where)
 
     def vocabulary(self, kb: str | Sequence[str] | None = None) -> Vocabulary:
         """The words of one, several or all knowledge bases (bases that do not exist are skipped).
@@ -141,7 +173,9 @@ class KnowledgeBaseStore:
         names = known if kb is None else [kb] if isinstance(kb, str) else list(kb)
         parts, key = [], []
         for name in (n for n in names if n in known):
-            table = self._db.open_table(TABLE_PREFIX + name)
+            table = self._find(name)
+            if table is None:
+                continue
             version = table.version
             with self._vocabulary_lock:
                 cached = self._vocabularies.get(name)
@@ -162,56 +196,87 @@ class KnowledgeBaseStore:
 
     # -- writing ------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
-        """Write chunk rows in one commit; documents in ``replace_doc_ids`` lose their old chunks in the same commit."""
-        replace = sorted({check_doc_id(d) for d in replace_doc_ids})
+        """Write chunk rows in one commit; the documents they belong to lose any older chunks in the same commit.
+
+        ``replace_doc_ids`` names documents to replace even if they get no rows here. A document that another
+        writer added since the caller looked is replaced too, so it is never there twice. Indexes are not
+        touched: call :meth:`maintain` afterwards.
+        """
+        check_kb_name(kb)
+        replace = {check_doc_id(d) for d in replace_doc_ids}
         if not rows and not replace:
             return
-        with self._write_lock:
+        data = pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
+        written = sorted(set(data["doc_id"].to_pylist()))
+        with self._write_lock, self._locks.hold(kb):
             table = self._open_or_create(kb)
-            data = pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
+            replace |= self._stored_doc_ids(table, written)
             if replace:
-                ids = ", ".join(sql_literal(d) for d in replace)
-                (
-                    table.merge_insert("chunk_id")
-                    .when_matched_update_all()
-                    .when_not_matched_insert_all()
-                    .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
-                    .execute(data)
+                ids = ", ".join(sql_literal(d) for d in sorted(replace))
+                retry_conflicts(
+                    lambda: table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
+                    .when_not_matched_by_source_delete(f"doc_id IN ({ids})").execute(data),
+                    f"Writing {len(written)} document(s) to {kb!r}",
                 )
             else:
-                table.add(data)
-            self._maintain_indexes(table)
+                retry_conflicts(lambda: table.add(data), f"Writing {len(written)} document(s) to {kb!r}")
 
-    def _maintain_indexes(self, table) -> None:
-        """Create the FTS index once; fold new rows into indexes; build ANN past the threshold."""
-        indices = {i.name for i in table.list_indices()}
-        if "search_text_idx" not in indices:
-            table.create_index("search_text", config=FTS(language="English", stem=True, remove_stop_words=True),
-                               replace=True, name="search_text_idx")
-        rows = table.count_rows()
-        if "vector_idx" not in indices and rows >= self.settings.ann_index_min_rows:
-            log.info("building ANN index on %s (%d rows)", table.name, rows)
-            table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ", name="vector_idx")
-        table.optimize()
+    def _stored_doc_ids(self, table, doc_ids: Sequence[str]) -> set[str]:
+        """Which of ``doc_ids`` already have chunks in ``table``."""
+        if not doc_ids or table.count_rows() == 0:
+            return set()
+        where = f"doc_id IN ({', '.join(sql_literal(d) for d in doc_ids)})"
+        return set(self._scan(table, ["doc_id"], where)["doc_id"].to_pylist())
+
+    def maintain(self, kb: str) -> MaintenanceResult:
+        """Bring the indexes of ``kb`` up to date: build missing ones, fold in rows written since.
+
+        Never raises for a failure of the index work itself (it is logged and returned as ``pending``): the
+        data is already committed, and the next call finds the same work to do.
+        """
+        table = self._find(check_kb_name(kb))
+        if table is None:
+            return MaintenanceResult(kb)
+        try:
+            with self._locks.hold(kb, "maintenance", MAINTENANCE_WAIT_S):  # one at a time; writers go on meanwhile
+                table.checkout_latest()
+                return maintain(table, kb, self.settings)
+        except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
+            log.warning("index maintenance of %s failed; left for the next ingest or search: %s", kb, exc)
+            return MaintenanceResult(kb, pending=f"{type(exc).__name__}: {exc}")
+
+    def _keyword_index_ready(self, kb: str, table) -> None:
+        """Before a keyword search: build the full-text index if it is missing (a crash between a first write and
+        its index build leaves it so). On failure the search goes on with LanceDB's unindexed scan."""
+        key = (kb, table.version)
+        if key in self._keyword_ready:
+            return
+        if FTS_INDEX not in index_names(table) and table.count_rows() > 0:
+            result = self.maintain(kb)
+            if result.pending:
+                return
+            table.checkout_latest()
+        self._keyword_ready.add((kb, table.version))
 
     def delete_document(self, doc_id: str, kb: str) -> int:
         """Remove every chunk of a document; returns how many were removed."""
         check_doc_id(doc_id)
-        with self._write_lock:
+        with self._write_lock, self._locks.hold(check_kb_name(kb)):
             table = self._open(kb)
             where = f"doc_id = {sql_literal(doc_id)}"
             count = table.count_rows(where)
             if count == 0:
                 raise KnowledgeBaseError(f"Document {doc_id!r} is not in {kb!r}; run `python -m engine kb list` for ids.")
-            table.delete(where)
+            retry_conflicts(lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
         return count
 
     def drop_knowledge_base(self, kb: str) -> None:
         self._open(kb)
-        with self._write_lock:
+        with self._write_lock, self._locks.hold(kb):
             self._db.drop_table(TABLE_PREFIX + kb)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
+        self._keyword_ready = {key for key in self._keyword_ready if key[0] != kb}
 
     # -- searching ----------------------------------------------------------
     def search(
@@ -224,10 +289,15 @@ class KnowledgeBaseStore:
         vector: np.ndarray | None = None,
     ) -> list[SearchHit]:
         """Search one, several or all knowledge bases; results merged by score (best first)."""
-        names = self.knowledge_base_names() if kb is None else [kb] if isinstance(kb, str) else list(kb)
-        tables = [self._open(name) for name in names]
+        if kb is None:
+            tables = self._present()
+        else:
+            tables = [self._open(name) for name in ([kb] if isinstance(kb, str) else list(kb))]
         if not query or not query.strip():
             return []
+        if mode in ("keyword", "hybrid"):
+            for table in tables:
+                self._keyword_index_ready(table.name[len(TABLE_PREFIX):], table)
         if vector is None and mode in ("vector", "hybrid"):
             vector = self.embedder.encode_one(query)
         where = filter_sql(filters)
