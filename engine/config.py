@@ -31,6 +31,23 @@ class Settings(BaseSettings):
         description="Folder holding the LanceDB store, traces, strategies and exports.",
     )
     max_file_mb: float = Field(default=50.0, gt=0, description="Largest file accepted for ingest, in MB.")
+    max_chunks_per_doc: int = Field(
+        default=10_000, ge=1,
+        description="Most chunks one document may make (10,000 chunks of 800 characters: about 3,000 pages).",
+    )
+    max_field_chars: int = Field(default=100_000, ge=1_000, description="Longest CSV field, in characters.")
+    max_metadata_chars: int = Field(
+        default=2_000, ge=300, description="Longest metadata value in front matter or a sidecar, in characters."
+    )
+    max_unpacked_mb: float = Field(
+        default=200.0, gt=0, description="Largest total uncompressed size of a DOCX package, in MB."
+    )
+    parse_timeout_s: float = Field(
+        default=120.0, gt=0, description="Wall time one file may take to read, in seconds; then it is rejected."
+    )
+    parse_memory_mb: int = Field(
+        default=2048, ge=256, description="Memory (address space) the document reader may use, in MB."
+    )
     chunk_size: int = Field(default=800, ge=100, le=8000, description="Target chunk length in characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Characters repeated between neighbouring chunks.")
     embedding_model: str = Field(

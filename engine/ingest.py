@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,13 +25,16 @@ from engine.documents.metadata import (
     sidecar_sets,
 )
 from engine.documents.detect import format_for_name
-from engine.documents.parsers import parse_bytes
+from engine.documents.limits import ParseLimits
+from engine.documents.names import safe_name
+from engine.documents.sandbox import ParseWorker
 from engine.documents.types import Chunk, DocumentMetadata, ParsedFile, Section
 from engine.errors import DocumentError, EngineError
 from engine.store.knowledge_bases import KnowledgeBaseStore
 from engine.store.schema import check_doc_id, check_kb_name
 
-Status = Literal["added", "unchanged", "replaced", "rejected"]
+Status = Literal["added", "unchanged", "replaced", "rejected", "skipped"]
+STATUSES: tuple[Status, ...] = ("added", "unchanged", "replaced", "rejected", "skipped")
 FLUSH_CHUNKS = 2048  # chunks embedded and written per commit
 EMBED_STEP = 128  # chunks embedded between two progress steps of one file (about a second on two CPU cores)
 SIDECAR_FORMATS = (".yaml", ".yml", ".json")  # metadata files, never documents
@@ -89,7 +93,7 @@ class IngestReport:
         return {
             "knowledge_base": self.knowledge_base,
             "files": [f.to_dict() for f in self.files],
-            "summary": {s: self.count(s) for s in ("added", "unchanged", "replaced", "rejected")},
+            "summary": {s: self.count(s) for s in STATUSES},
             "chunks_written": self.chunks_written,
             "seconds": round(self.seconds, 3),
             "index_pending": self.index_pending,
@@ -129,18 +133,50 @@ def _described_name(sidecar: str) -> str:
     return next(sidecar[: -len(s)] for s in SIDE_SUFFIXES if lower.endswith(s))
 
 
-def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files named, plus the files inside named folders (recursively), skipping sidecars and hidden files."""
+HIDDEN_FILE = ("Hidden file (its name starts with '.'): skipped. Rename it, or name it on the command line, to "
+               "ingest it.")
+HIDDEN_FOLDER = ("Hidden folder (its name starts with '.'): skipped with everything in it. Name it on the command "
+                 "line to ingest it.")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path a folder walk passes over, and why."""
+
+    path: Path
+    reason: str
+
+
+def walk_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped]]:
+    """Files named, plus the files inside named folders (recursively); sidecars are left to their documents, and
+    hidden files and folders (names starting with '.') are skipped with a reason."""
     found: list[Path] = []
+    skipped: list[Skipped] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and not child.name.startswith(".") and not is_sidecar(child):
-                    found.append(child)
-        else:
+        if not path.is_dir():
             found.append(path)
-    return found
+            continue
+        inside: list[Path] = []
+        for root, dirs, files in os.walk(path):
+            hidden = sorted(d for d in dirs if d.startswith("."))
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # not walked into
+            skipped.extend(Skipped(Path(root, d), HIDDEN_FOLDER) for d in hidden)
+            for name in files:
+                child = Path(root, name)
+                if is_sidecar(child) or not child.is_file():
+                    continue
+                if name.startswith("."):
+                    skipped.append(Skipped(child, HIDDEN_FILE))
+                else:
+                    inside.append(child)
+        found.extend(sorted(inside))
+    return found, sorted(skipped, key=lambda s: s.path)
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """The files ``walk_paths`` would ingest."""
+    return walk_paths(paths)[0]
 
 
 class Ingestor:
@@ -161,13 +197,16 @@ class Ingestor:
         chunks are embedded.
         """
         items = []
-        for path in expand_paths(paths):
+        found, skipped = walk_paths(paths)
+        limits = ParseLimits.from_settings(self.settings)
+        for path in found:
             try:
-                sidecar = read_sidecar(path)
+                sidecar = read_sidecar(path, limits)
             except DocumentError as exc:
                 items.append((path.name, exc, {}, metadata))
                 continue
             items.append((path.name, path, sidecar, metadata))
+        items.extend((s.path.name + ("/" if s.path.is_dir() else ""), s, {}, metadata) for s in skipped)
         return self._ingest(items, kb, None, progress, on_step)
 
     def ingest_bytes(
@@ -198,7 +237,8 @@ class Ingestor:
                 continue
             paired.add(sidecar_name)
             try:
-                sidecar = parse_sidecar(sidecar_name, sidecars[sidecar_name].decode("utf-8-sig"))
+                sidecar = parse_sidecar(sidecar_name, sidecars[sidecar_name].decode("utf-8-sig"),
+                                        ParseLimits.from_settings(self.settings))
             except UnicodeDecodeError:
                 items.append((name, DocumentError(f"Sidecar {sidecar_name} is not UTF-8 text; save it as UTF-8."),
                               {}, upload))
@@ -235,7 +275,7 @@ class Ingestor:
 
     # -- internals ------------------------------------------------------------
     def _prepare(self, name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
-                 caller: Mapping[str, Any] | None) -> SourceDoc:
+                 caller: Mapping[str, Any] | None, reader: ParseWorker) -> SourceDoc:
         format_for_name(name)
         if isinstance(source, Path):
             if not source.is_file():
@@ -248,8 +288,11 @@ class Ingestor:
                 f"The file is {size / 1_048_576:.1f} MB, over the {self.settings.max_file_mb:g} MB limit; "
                 "split it or raise WORKBENCH_MAX_FILE_MB."
             )
-        data = source.read_bytes() if isinstance(source, Path) else source
-        parsed = parse_bytes(name, data, self.settings.text_fallback_encoding)
+        try:
+            data = source.read_bytes() if isinstance(source, Path) else source
+        except OSError as exc:
+            raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
+        parsed = reader.parse(name, data)
         meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
         return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, self.settings))
 
@@ -258,13 +301,21 @@ class Ingestor:
         check_kb_name(kb)
         docs: list[SourceDoc] = []
         rejected: list[FileResult] = []
-        for name, source, sidecar, own in items:
-            try:
-                if isinstance(source, Exception):
-                    raise source
-                docs.append(self._prepare(name, source, sidecar, kb, own if own is not None else caller))
-            except EngineError as exc:
-                result = FileResult(name, "rejected", reason=str(exc))
+        limits = ParseLimits.from_settings(self.settings)
+        with ParseWorker(limits, self.settings.text_fallback_encoding) as reader:
+            for raw_name, source, sidecar, own in items:
+                name = safe_name(raw_name)  # stored and printed: no terminal escapes, NULs or bidi overrides
+                try:
+                    if isinstance(source, Skipped):
+                        result = FileResult(name, "skipped", reason=source.reason)
+                    elif isinstance(source, Exception):
+                        raise source
+                    else:
+                        docs.append(self._prepare(name, source, sidecar, kb, own if own is not None else caller,
+                                                  reader))
+                        continue
+                except EngineError as exc:
+                    result = FileResult(name, "rejected", reason=str(exc))
                 rejected.append(result)
                 if progress:
                     progress(result)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from engine.cli.common import emit, settings_from, table
 from engine.cli.progress import TerminalProgress
-from engine.ingest import Ingestor, expand_paths
+from engine.documents.names import one_line
+from engine.ingest import Ingestor, walk_paths
 from engine.store import MODES, KnowledgeBaseStore, make_filters
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -61,18 +62,30 @@ def _store(args) -> KnowledgeBaseStore:
     return KnowledgeBaseStore(settings_from(args))
 
 
+def _shown(rows: list[dict], columns: list[str]) -> list[dict]:
+    """Rows whose text cells are one line with control characters escaped: a file name or title holding terminal
+    escapes, NULs or newlines prints as text and cannot restyle or break the table."""
+    return [{**row, **{c: one_line(row[c]) for c in columns if isinstance(row.get(c), str)}} for row in rows]
+
+
+def _file_count(paths: list[str]) -> int:
+    found, skipped = walk_paths(paths)
+    return len(found) + len(skipped)
+
+
 def _render_ingest(payload: dict) -> str:
     rows = [dict(f, detail=f["reason"] or " ".join([f"{f['chunks']} chunks.", *f.get("warnings", ())]))
             for f in payload["files"]]
+    columns = ["status", "name", "doc_id", "detail"]
     summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items())
-    return table(rows, ["status", "name", "doc_id", "detail"], {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}"
+    return table(_shown(rows, columns), columns, {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}"
 
 
 def cmd_ingest(args) -> int:
     caller = {k: v for k, v in {"title": args.title, "update_date": args.update_date, "authority": args.authority,
                                 "doc_type": args.doc_type, "series": args.series,
                                 "revision": args.revision}.items() if v is not None}
-    with TerminalProgress(args.kb, len(expand_paths(args.paths))) as bar:
+    with TerminalProgress(args.kb, _file_count(args.paths)) as bar:
         report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller, progress=bar.file, on_step=bar.step)
     emit(args, report.to_dict(), _render_ingest)
     return 0
@@ -94,7 +107,8 @@ def cmd_kb_list(args) -> int:
         out = []
         for kb in payload["knowledge_bases"]:
             out.append(f"== {kb['name']}: {len(kb['documents'])} documents, {kb.get('chunks', 0)} chunks")
-            out.append(table(kb["documents"], ["doc_id", "title", "file_name", "update_date", "chunks"], {"title": 50}))
+            columns = ["doc_id", "title", "file_name", "update_date", "chunks"]
+            out.append(table(_shown(kb["documents"], columns), columns, {"title": 50}))
         return "\n\n".join(out)
 
     emit(args, {"knowledge_bases": bases}, render)
@@ -137,8 +151,9 @@ def cmd_search(args) -> int:
     def render(p: dict) -> str:
         if not p["results"]:
             return "No results."
-        rows = [dict(r, score=f"{r['score']:.4f}", text=" ".join(r["text"].split())) for r in p["results"]]
-        return table(rows, ["score", "knowledge_base", "title", "update_date", "page", "text"], {"title": 36, "text": 70})
+        rows = [dict(r, score=f"{r['score']:.4f}") for r in p["results"]]
+        columns = ["score", "knowledge_base", "title", "update_date", "page", "text"]
+        return table(_shown(rows, columns), columns, {"title": 36, "text": 70})
 
     emit(args, payload, render)
     return 0
@@ -151,7 +166,7 @@ def cmd_bootstrap(args) -> int:
     if not store.knowledge_base_names():
         ingestor = Ingestor(store)
         for folder in sorted(p for p in sample.iterdir() if p.is_dir()):
-            with TerminalProgress(folder.name, len(expand_paths([folder]))) as bar:
+            with TerminalProgress(folder.name, _file_count([folder])) as bar:
                 report = ingestor.ingest_paths([folder], folder.name, progress=bar.file, on_step=bar.step)
             payload["reports"].append(report.to_dict())
         payload["indexed"] = True

@@ -9,7 +9,7 @@ A Markdown chunk also starts with the heading lines above it that it does not ho
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable, Iterator
 
 from engine.documents.headings import HeadingMap
 from engine.documents.types import Chunk, Section
@@ -22,6 +22,8 @@ _ABBREVIATIONS = frozenset(
     "lbf.in lbf.ft n.m in ft lb sec chap sect p/n s/n jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 _PARAGRAPH = re.compile(r"\n\s*\n")
+LEAD_CHARS = 100
+"""How much of a chunk's opening is searched for in the source to place it under its headings."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -32,8 +34,8 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        candidate = text[start:match.start()].rstrip()
-        last_word = candidate.rsplit(" ", 1)[-1].rstrip(".!?\"')]").lower()
+        end = match.start()  # just after the punctuation; the text is single-spaced
+        last_word = text[max(text.rfind(" ", start, end) + 1, start):end].rstrip(".!?\"')]").lower()
         if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
             continue
         sentences.append(text[start:match.end()].strip())
@@ -48,12 +50,13 @@ def _hard_split(sentence: str, size: int) -> list[str]:
     """Split an over-long sentence on whitespace into pieces of at most ``size`` characters."""
     pieces, current = [], ""
     for word in sentence.split(" "):
-        while len(word) > size:  # a single enormous token
+        if len(word) > size:  # a single enormous token: whole pieces of it, the rest carries on
             if current:
                 pieces.append(current)
                 current = ""
-            pieces.append(word[:size])
-            word = word[size:]
+            whole = (len(word) - 1) // size
+            pieces.extend(word[i * size:(i + 1) * size] for i in range(whole))
+            word = word[whole * size:]
         if current and len(current) + 1 + len(word) > size:
             pieces.append(current)
             current = word
@@ -64,49 +67,64 @@ def _hard_split(sentence: str, size: int) -> list[str]:
     return pieces
 
 
-def _units(text: str, size: int) -> list[tuple[str, bool]]:
+def _units(text: str, size: int) -> Iterator[tuple[str, bool]]:
     """(sentence, starts_paragraph) pairs, with over-long sentences pre-split."""
-    units: list[tuple[str, bool]] = []
     for paragraph in _PARAGRAPH.split(text):
         first = True
         for sentence in split_sentences(paragraph):
             for piece in _hard_split(sentence, size) if len(sentence) > size else [sentence]:
-                units.append((piece, first))
+                yield piece, first
                 first = False
-    return units
 
 
 def chunk_sections(sections: Iterable[Section], size: int = 800, overlap: int = 120) -> list[Chunk]:
     """Chunk every section; positions run across the whole document."""
+    return list(iter_chunks(sections, size, overlap))
+
+
+def iter_chunks(sections: Iterable[Section], size: int = 800, overlap: int = 120) -> Iterator[Chunk]:
+    """The chunks of ``chunk_sections`` one at a time, so a caller can stop early (time is linear in the text)."""
     if size < 50:
         raise ValueError("chunk size must be at least 50 characters")
     if not 0 <= overlap < size:
         raise ValueError("overlap must be >= 0 and smaller than the chunk size")
-    chunks: list[Chunk] = []
+    position = 0
     for section in sections:
         texts = _chunk_text(section.text, size, overlap)
         if section.headed:
             texts = _with_headings(section.text, texts)
         for text in texts:
-            chunks.append(Chunk(text=text, position=len(chunks), page=section.page))
-    return chunks
+            yield Chunk(text=text, position=position, page=section.page)
+            position += 1
 
 
-def _with_headings(source: str, texts: list[str]) -> list[str]:
+def _lead(text: str) -> str:
+    """A pattern for the first words of ``text`` (at most LEAD_CHARS of them), whatever whitespace is between."""
+    parts: list[str] = []
+    total = 0
+    for word in text.split(maxsplit=6)[:6]:
+        if total + len(word) > LEAD_CHARS:
+            if total < LEAD_CHARS:
+                parts.append(re.escape(word[:LEAD_CHARS - total]))
+            break
+        parts.append(re.escape(word))
+        total += len(word)
+    return r"\s+".join(parts)
+
+
+def _with_headings(source: str, texts: Iterable[str]) -> Iterator[str]:
     """Each chunk with the heading lines in effect where it starts that it does not hold itself, at its top."""
     headings = HeadingMap(source)
-    out: list[str] = []
     cursor = 0
     for text in texts:
-        lead = r"\s+".join(re.escape(w) for w in text.split()[:6])
+        lead = _lead(text)
         found = re.compile(lead).search(source, cursor) if lead else None
         if found is None:
-            out.append(text)
+            yield text
             continue
         cursor = found.start()
         missing = [line for line in headings.at(cursor) if line not in text]
-        out.append("\n\n".join([*missing, text]))
-    return out
+        yield "\n\n".join([*missing, text])
 
 
 def _join(parts: list[tuple[str, bool]]) -> str:
@@ -119,9 +137,8 @@ def _join(parts: list[tuple[str, bool]]) -> str:
     return out
 
 
-def _chunk_text(text: str, size: int, overlap: int) -> list[str]:
+def _chunk_text(text: str, size: int, overlap: int) -> Iterator[str]:
     units = _units(text, size)
-    chunks: list[str] = []
     current: list[tuple[str, bool]] = []
     length = 0
     fresh = 0  # sentences in `current` not already emitted in a previous chunk
@@ -130,7 +147,7 @@ def _chunk_text(text: str, size: int, overlap: int) -> list[str]:
         # Close the chunk when this sentence would overflow it, or when a new paragraph
         # starts and the chunk is already more than half full.
         if current and (length + added > size or (starts_paragraph and length > size // 2)):
-            chunks.append(_join(current))
+            yield _join(current)
             tail: list[tuple[str, bool]] = []
             tail_len = 0
             for prev in reversed(current):
@@ -146,5 +163,4 @@ def _chunk_text(text: str, size: int, overlap: int) -> list[str]:
         length += added
         fresh += 1
     if current and fresh:
-        chunks.append(_join(current))
-    return chunks
+        yield _join(current)

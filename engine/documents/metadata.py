@@ -8,14 +8,14 @@ A missing date stays unknown (None); it is never invented.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
+from engine.documents.limits import DEFAULT_LIMITS, ParseLimits
+from engine.documents.names import one_line, safe_name
+from engine.documents.safe_metadata import check_metadata_size, load_metadata
 from engine.documents.types import DocumentMetadata, ParsedFile
 from engine.errors import DocumentError
 
@@ -26,6 +26,7 @@ DATE_ALIASES = ("update_date", "date", "updated", "last_updated", "effective_dat
 DEFAULT_AUTHORITY = 3
 SIDE_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
 MAX_FIELD_CHARS = 300  # titles are cut to this length when stored; no metadata value needs more
+_ISO_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
 TEXT_FIELDS = {  # free-text metadata and an example of each, for error messages
     "title": "Maintenance manual chapter 32", "source": "Technical Publications", "doc_type": "manual",
     "series": "manual-chapter-32", "revision": "Rev 12",
@@ -44,23 +45,30 @@ def is_sidecar(path: Path) -> bool:
     return any(path.name.lower().endswith(s) for s in SIDE_SUFFIXES)
 
 
-def read_sidecar(path: Path) -> dict[str, Any]:
+def read_sidecar(path: Path, limits: ParseLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """Metadata from the first sidecar next to ``path`` (empty when there is none)."""
     for candidate in sidecar_paths(path):
         if candidate.is_file():
-            return parse_sidecar(candidate.name, candidate.read_text(encoding="utf-8"))
+            shown = safe_name(candidate.name)
+            try:
+                check_metadata_size(candidate.stat().st_size, f"Sidecar {shown}", limits)
+                with candidate.open("rb") as handle:
+                    data = handle.read(limits.max_metadata_bytes + 1)
+            except OSError as exc:
+                raise DocumentError(f"Sidecar {shown} cannot be read ({exc.strerror}); check its permissions."
+                                    ) from None
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise DocumentError(f"Sidecar {shown} is not UTF-8 text; save it as UTF-8.") from None
+            return parse_sidecar(candidate.name, text, limits)
     return {}
 
 
-def parse_sidecar(name: str, text: str) -> dict[str, Any]:
+def parse_sidecar(name: str, text: str, limits: ParseLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """The metadata mapping in sidecar ``name`` (YAML, or JSON for ``.json``)."""
-    try:
-        data = json.loads(text) if name.lower().endswith(".json") else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise DocumentError(f"Sidecar {name} is not valid: {exc}. Fix it and retry.") from None
-    if not isinstance(data, dict):
-        raise DocumentError(f"Sidecar {name} must hold a mapping of metadata keys, e.g. 'authority: 4'.")
-    return data
+    syntax = "json" if name.lower().endswith(".json") else "yaml"
+    return load_metadata(text, syntax, f"Sidecar {safe_name(name)}", limits)
 
 
 def sidecar_sets(sidecar: Mapping[str, Any], key: str) -> bool:
@@ -98,12 +106,15 @@ def parse_date(value: Any, field: str = "update_date") -> date | None:
     if isinstance(value, date):
         return value
     text = str(value).strip()
+    problem = "not an ISO date"
     for parser in (date.fromisoformat, lambda s: datetime.fromisoformat(s).date()):
         try:
             return parser(text)
-        except ValueError:
+        except ValueError as exc:
+            if _ISO_SHAPE.match(text) and "range" in str(exc):
+                problem = f"not a real date ({exc})"
             continue
-    raise DocumentError(f"{field} {text!r} is not an ISO date; write it as YYYY-MM-DD or leave it out.")
+    raise DocumentError(f"{field} {one_line(text)[:60]!r} is {problem}; write it as YYYY-MM-DD or leave it out.")
 
 
 def parse_authority(value: Any) -> int:
@@ -158,16 +169,23 @@ def resolve_metadata(
     for layer in reversed(layers):
         for key, value in layer.items():
             if key not in KNOWN_KEYS and key not in DATE_ALIASES and value is not None:
-                extra[str(key)] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-    title = first("title") or parsed.title_hint or _title_from_name(file_name)
+                text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+                extra[one_line(str(key))] = one_line(text)
+    file_name = safe_name(file_name)
+    title = one_line(str(first("title") or parsed.title_hint or "")) or _title_from_name(file_name)
+
+    def text(key: str) -> str | None:
+        value = first(key)
+        return one_line(str(value))[:MAX_FIELD_CHARS] if value is not None else None
+
     return DocumentMetadata(
-        title=str(title).strip()[:300],
-        source=str(first("source") or file_name),
+        title=title[:MAX_FIELD_CHARS],
+        source=text("source") or file_name,
         update_date=parse_date(date_value),
         authority=parse_authority(first("authority")),
-        doc_type=str(first("doc_type") or parsed.format),
+        doc_type=text("doc_type") or parsed.format,
         knowledge_base=knowledge_base,
-        series=str(first("series")) if first("series") is not None else None,
-        revision=str(first("revision")) if first("revision") is not None else None,
+        series=text("series"),
+        revision=text("revision"),
         extra=extra,
     )

@@ -5,34 +5,38 @@ from __future__ import annotations
 import csv
 import io
 import re
+import zipfile
 from typing import Callable
 
-import yaml
 from bs4 import BeautifulSoup
 
 from engine.documents.detect import decode_text, detect_format
+from engine.documents.limits import DEFAULT_LIMITS, ParseLimits, check_text_size, check_zip, visible_chars
 from engine.documents.pdf_checks import low_text_warning, pdf_title
+from engine.documents.safe_metadata import load_metadata
 from engine.documents.types import Format, ParsedFile, Section
 from engine.errors import DocumentError
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
-_MD_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
+_MD_HEADING = re.compile(r"^[ \t]{0,3}#[ \t]+(.+)$", re.M)  # no nested quantifiers: linear on any line
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 
-def split_front_matter(text: str) -> tuple[dict, str]:
+def split_front_matter(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[dict, str]:
     """Return (YAML front matter as a dict, the rest of the text)."""
     match = _FRONT_MATTER.match(text)
     if not match:
         return {}, text
-    try:
-        meta = yaml.safe_load(match.group(1)) or {}
-    except yaml.YAMLError as exc:
-        raise DocumentError(f"The YAML front matter is invalid ({exc.__class__.__name__}); fix it and retry.") from None
-    if not isinstance(meta, dict):
-        raise DocumentError("The front matter must be a YAML mapping (key: value lines).")
-    return meta, text[match.end():]
+    return load_metadata(match.group(1), "yaml", "The front matter", limits), text[match.end():]
+
+
+def _md_title(body: str) -> str | None:
+    """The text of the first Markdown heading line ("# Title #" -> "Title")."""
+    heading = _MD_HEADING.search(body)
+    if heading is None:
+        return None
+    return heading.group(1).rstrip().rstrip("#").rstrip() or None
 
 
 def _clean(text: str) -> str:
@@ -40,9 +44,15 @@ def _clean(text: str) -> str:
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip()
 
 
-def parse_pdf(data: bytes, fallback: str | None) -> ParsedFile:
+def _pdf_limit_error(exc: Exception) -> DocumentError:
+    return DocumentError(
+        f"The PDF goes over a safety limit of the PDF reader ({exc}); it is damaged or built to exhaust memory. "
+        "Re-export it (print to PDF) and upload again.")
+
+
+def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import LimitReachedError, PdfReadError, PyPdfError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -56,11 +66,24 @@ def parse_pdf(data: bytes, fallback: str | None) -> ParsedFile:
         pages = list(reader.pages)
     except DocumentError:
         raise
+    except LimitReachedError as exc:
+        raise _pdf_limit_error(exc) from None
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise DocumentError(f"The PDF is damaged and cannot be read ({exc}); re-export it and upload again.") from None
     if not pages:
         raise DocumentError("The PDF has no pages; upload a PDF with content.")
-    texts = [_clean(page.extract_text() or "") for page in pages]
+    texts: list[str] = []
+    visible = 0
+    try:
+        for page in pages:  # stop at the page that takes the text past the chunk cap
+            texts.append(_clean(page.extract_text() or ""))
+            visible += visible_chars(texts[-1])
+            check_text_size(visible, limits)
+    except LimitReachedError as exc:
+        raise _pdf_limit_error(exc) from None
+    except PyPdfError as exc:
+        raise DocumentError(f"The PDF is damaged and its text cannot be read ({exc}); re-export it and upload "
+                            "again.") from None
     sections = [Section(text, page=number) for number, text in enumerate(texts, start=1) if text]
     if not sections:
         raise DocumentError(
@@ -91,11 +114,16 @@ def _docx_table_text(table) -> str:
     return "\n".join(lines)
 
 
-def parse_docx(data: bytes, fallback: str | None) -> ParsedFile:
+def parse_docx(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     import docx
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            check_zip(archive, "DOCX", limits)
+    except zipfile.BadZipFile:
+        raise DocumentError("The DOCX file is corrupt (not a readable ZIP archive); re-save it from Word.") from None
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises many types for broken packages
@@ -123,19 +151,18 @@ def parse_docx(data: bytes, fallback: str | None) -> ParsedFile:
     return ParsedFile("docx", (Section(text),), title_hint=title)
 
 
-def parse_markdown(data: bytes, fallback: str | None) -> ParsedFile:
+def parse_markdown(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     raw, encoding = decode_text(data, fallback)
-    meta, body = split_front_matter(raw)
-    heading = _MD_HEADING.search(body)
+    meta, body = split_front_matter(raw, limits)
     text = _clean(body)
     if not text:
         raise DocumentError("The Markdown file has no text after its front matter.")
-    return ParsedFile("markdown", (Section(text, headed=True),), meta, heading.group(1) if heading else None, encoding)
+    return ParsedFile("markdown", (Section(text, headed=True),), meta, _md_title(body), encoding)
 
 
-def parse_txt(data: bytes, fallback: str | None) -> ParsedFile:
+def parse_txt(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     raw, encoding = decode_text(data, fallback)
-    meta, body = split_front_matter(raw)
+    meta, body = split_front_matter(raw, limits)
     text = _clean(body)
     if not text:
         raise DocumentError("The text file is empty.")
@@ -143,7 +170,7 @@ def parse_txt(data: bytes, fallback: str | None) -> ParsedFile:
     return ParsedFile("txt", (Section(text),), meta, first_line[:120] or None, encoding)
 
 
-def parse_html(data: bytes, fallback: str | None) -> ParsedFile:
+def parse_html(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     raw, encoding = decode_text(data, fallback)
     soup = BeautifulSoup(raw, "lxml")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
@@ -163,25 +190,54 @@ def parse_html(data: bytes, fallback: str | None) -> ParsedFile:
     return ParsedFile("html", (Section(text),), title_hint=title, encoding=encoding)
 
 
-def parse_csv(data: bytes, fallback: str | None) -> ParsedFile:
+def _csv_records(reader, limits: ParseLimits) -> list[str]:
+    """"Columns: ..." then one "column: value; ..." record per non-empty row."""
+    header: list[str] | None = None
+    records: list[str] = []
+    visible = 0
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header = [h.strip() or f"column {i + 1}" for i, h in enumerate(row)]
+            records.append(f"Columns: {', '.join(header)}")
+            continue
+        pairs = [f"{header[i] if i < len(header) else f'column {i + 1}'}: {v.strip()}"
+                 for i, v in enumerate(row) if v.strip()]
+        records.append("; ".join(pairs))
+        visible += visible_chars(records[-1])
+        if len(records) % 1000 == 0:
+            check_text_size(visible, limits)
+    return records
+
+
+def parse_csv(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
     raw, encoding = decode_text(data, fallback)
     sample = raw[:4096]
     try:
         dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    rows = [row for row in csv.reader(io.StringIO(raw), dialect) if any(cell.strip() for cell in row)]
-    if len(rows) < 2:
+    reader = csv.reader(io.StringIO(raw), dialect)
+    previous = csv.field_size_limit(limits.max_field_chars)
+    try:
+        records = _csv_records(reader, limits)
+    except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise DocumentError(
+                f"Row {reader.line_num:,} of the CSV has a field longer than {limits.max_field_chars:,} characters "
+                "(WORKBENCH_MAX_FIELD_CHARS). An unclosed quote makes the rest of the file one field; fix the quoting, "
+                "split the field, or raise the limit.") from None
+        raise DocumentError(f"The CSV file is malformed at row {reader.line_num:,} ({exc}); fix it and retry."
+                            ) from None
+    finally:
+        csv.field_size_limit(previous)
+    if len(records) < 2:
         raise DocumentError("The CSV file needs a header row and at least one record.")
-    header = [h.strip() or f"column {i + 1}" for i, h in enumerate(rows[0])]
-    records = [f"Columns: {', '.join(header)}"]
-    for row in rows[1:]:
-        pairs = [f"{header[i] if i < len(header) else f'column {i + 1}'}: {v.strip()}" for i, v in enumerate(row) if v.strip()]
-        records.append("; ".join(pairs))
     return ParsedFile("csv", (Section("\n\n".join(records)),), encoding=encoding)
 
 
-PARSERS: dict[Format, Callable[[bytes, str | None], ParsedFile]] = {
+PARSERS: dict[Format, Callable[[bytes, str | None, ParseLimits], ParsedFile]] = {
     "pdf": parse_pdf,
     "docx": parse_docx,
     "markdown": parse_markdown,
@@ -191,6 +247,11 @@ PARSERS: dict[Format, Callable[[bytes, str | None], ParsedFile]] = {
 }
 
 
-def parse_bytes(name: str, data: bytes, fallback_encoding: str | None = None) -> ParsedFile:
-    """Detect the format of ``name``/``data`` and parse it; raises DocumentError on bad input."""
-    return PARSERS[detect_format(name, data)](data, fallback_encoding)
+def parse_bytes(name: str, data: bytes, fallback_encoding: str | None = None,
+                limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:
+    """Detect the format of ``name``/``data`` and parse it within ``limits``; raises DocumentError on bad input.
+
+    This runs in the calling process, so only the limits checked in code apply; ``sandbox.ParseWorker`` adds the
+    wall-time and memory limits.
+    """
+    return PARSERS[detect_format(name, data)](data, fallback_encoding, limits)

@@ -29,7 +29,7 @@ def test_ingest_list_search_delete(tmp_path, capsys, data_dir):
     (docs / "bad.pdf").write_bytes(b"not a pdf")
     code, out = run_json(capsys, "ingest", str(docs), "--kb", "manuals", "--data-dir", data_dir)
     assert code == 0
-    assert out["summary"] == {"added": 6, "unchanged": 0, "replaced": 0, "rejected": 1}
+    assert out["summary"] == {"added": 6, "unchanged": 0, "replaced": 0, "rejected": 1, "skipped": 0}
     bad = next(f for f in out["files"] if f["name"] == "bad.pdf")
     assert bad["status"] == "rejected" and "upload a real PDF" in bad["reason"]
 
