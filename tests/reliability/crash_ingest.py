@@ -1,0 +1,64 @@
+"""An ingest to kill: loads the embedding model, says ``ready``, then ingests a folder in a few calls.
+
+    python -m tests.reliability.crash_ingest DATA_DIR FOLDER [--calls N] [--die-after-commit]
+
+``--die-after-commit`` makes the process SIGKILL itself the moment its first chunk rows are
+committed, before anything else (index work, reports) can happen: the exact point where a crash
+used to leave a base that later runs called "unchanged" but never indexed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+
+KB = "manuals"
+
+
+def die_after_first_commit() -> None:
+    """Kill this process as soon as a LanceDB add or merge commits (fault injection for the crash tests)."""
+    from lancedb.merge import LanceMergeInsertBuilder
+    from lancedb.table import LanceTable
+
+    def killing(method):
+        def wrapper(*args, **kwargs):
+            result = method(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGKILL)
+            return result
+        return wrapper
+
+    LanceTable.add = killing(LanceTable.add)
+    LanceMergeInsertBuilder.execute = killing(LanceMergeInsertBuilder.execute)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data_dir", type=Path)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--calls", type=int, default=1, help="split the folder's files over this many ingest calls")
+    parser.add_argument("--die-after-commit", action="store_true")
+    args = parser.parse_args()
+
+    from engine.config import load_settings
+    from engine.ingest import Ingestor
+    from engine.store import KnowledgeBaseStore
+
+    store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, chunk_size=400, chunk_overlap=60))
+    store.embedder.encode(["warm up"])
+    if args.die_after_commit:
+        die_after_first_commit()
+    files = sorted(p for p in args.folder.iterdir() if p.is_file())
+    groups = [files[i::args.calls] for i in range(args.calls)]
+    print("ready", flush=True)
+    ingestor = Ingestor(store)
+    for number, group in enumerate(groups):
+        report = ingestor.ingest_paths(group, KB)
+        print(f"done {number} {report.to_dict()['summary']}", flush=True)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
