@@ -2,6 +2,7 @@
 
     .venv/bin/python -m tests.reliability.measure_parse_limits            # the ingest path (worker + limits)
     .venv/bin/python -m tests.reliability.measure_parse_limits --inline   # parse + chunk in one process, no worker
+    .venv/bin/python -m tests.reliability.measure_parse_limits --worker   # the reading step alone: worker's own peak
 
 Each case runs in a child process under a wall-time cap (--cap-s) and an address-space cap (--cap-gb), so a case
 that would run away is stopped and reported as such. "process s" includes starting Python and importing the
@@ -107,15 +108,45 @@ def _children_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
+def measure_worker(only: str | None) -> None:
+    """Each case's reading step as an ingest runs it: its sidecar here, its document in a fresh ParseWorker."""
+    from engine.documents.metadata import read_sidecar
+    from engine.documents.sandbox import ParseWorker
+    from engine.errors import DocumentError
+
+    print("| case | read s | worker peak MB | outcome |\n|---|---|---|---|", flush=True)
+    for case, target, build in CASES:
+        if only and only not in case:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, data in build().items():
+                (Path(tmp) / name).write_bytes(data)
+            path = Path(tmp) / target
+            started = time.perf_counter()
+            with ParseWorker() as worker:
+                try:
+                    read_sidecar(path)
+                    parsed = worker.parse(target, path.read_bytes())
+                    outcome = f"parsed: {len(parsed.text):,} characters"
+                except DocumentError as exc:
+                    outcome = "rejected: " + str(exc)[:120]
+            peak = f"{worker.peak_mb:.0f}" if worker.peak_mb else "(not started)"
+            print(f"| {case} | {time.perf_counter() - started:.2f} | {peak} | {outcome} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inline", action="store_true", help="parse and chunk in the child itself, no worker")
+    parser.add_argument("--worker", action="store_true", help="the reading step alone, in this process's worker")
     parser.add_argument("--cap-s", type=float, default=60.0)
     parser.add_argument("--cap-gb", type=float, default=3.0)
     parser.add_argument("--only", help="run only cases whose id contains this text")
     parser.add_argument("--one", nargs=3, metavar=("FOLDER", "FILE", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cap_bytes = int(args.cap_gb * GIB)
+    if args.worker:
+        measure_worker(args.only)
+        return 0
     if args.one:  # one case, in this fresh interpreter
         folder, target, mode = args.one
         seconds, ingest, peak, outcome = run_case(Path(folder), target, INLINE if mode == "inline" else INGEST,
