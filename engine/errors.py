@@ -6,9 +6,18 @@ catch :class:`EngineError` and show its message; anything else is a bug.
 
 from __future__ import annotations
 
+from engine.redaction import redact_text
+
 
 class EngineError(Exception):
-    """Base class for errors a user can act on."""
+    """Base class for errors a user can act on.
+
+    Text arguments are redacted when the error is made (an upstream message can echo an API key), so the message
+    is safe wherever it is shown or stored.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(EngineError):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.agent.run import RunState
+from engine.redaction import redact_strings, redact_text
 
 FILE_NAME = "audit.sqlite3"
 REDACTED = "[REDACTED]"
@@ -48,7 +49,7 @@ def redact(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
     if isinstance(value, str):
-        return SECRET_VALUE.sub(REDACTED, value)
+        return redact_text(SECRET_VALUE.sub(REDACTED, value))
     return value
 
 
@@ -106,7 +107,8 @@ class AuditLog:
 
     # -- runs -----------------------------------------------------------------
     def save_run(self, state: RunState) -> None:
-        """Insert or update a run's state."""
+        """Insert or update a run's state, credentials redacted from every text in it."""
+        state = RunState.from_json(redact_strings(state.to_json()))
         stamp = now_iso()
         with self._lock:
             self._conn.execute(

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.config import Settings, load_settings
+from engine.redaction import redact_strings
 
 
 def common_parser(*, defaults: bool = True) -> argparse.ArgumentParser:
@@ -41,7 +42,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], render: Callable[[dict[str, Any]], str]) -> None:
-    """Print ``payload`` as JSON with --json, else as the text ``render`` makes of it."""
+    """Print ``payload`` as JSON with --json, else as the text ``render`` makes of it; credentials redacted."""
+    payload = redact_strings(payload)
     if args.json:
         sys.stdout.write(json.dumps(payload, default=str, ensure_ascii=False) + "\n")
     else:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.redaction import redact_strings, redact_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -81,7 +82,8 @@ class TraceStore:
             db.close()
 
     def save(self, payload: dict[str, Any], error: str | None = None) -> str:
-        """Store one run (the Answer as JSON plus searchable columns); returns its trace id."""
+        """Store one run (the Answer as JSON plus searchable columns); returns its trace id. Credentials are redacted."""
+        payload, error = redact_strings(payload), redact_text(error) if error else error
         issue_types = sorted({i["type"] for r in payload.get("reviews", []) for i in r.get("issues", [])}
                              | {f"validation:{i['check']}" for i in (payload.get("validation") or {}).get("issues", [])})
         extra = payload.get("extra", {})
