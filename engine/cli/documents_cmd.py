@@ -78,7 +78,10 @@ def _render_ingest(payload: dict) -> str:
             for f in payload["files"]]
     columns = ["status", "name", "doc_id", "detail"]
     summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items())
-    return table(_shown(rows, columns), columns, {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}"
+    pending = payload.get("index_pending")
+    note = (f"\nindexes: not up to date ({pending}); the documents are stored and searchable, and the next ingest or "
+            "keyword search finishes the index work." if pending else "")
+    return table(_shown(rows, columns), columns, {"detail": 90}) + f"\n\n{payload['knowledge_base']}: {summary}{note}"
 
 
 def cmd_ingest(args) -> int:
