@@ -1,4 +1,4 @@
-"""The workbench's Streamlit entry point: session state, the sidebar and navigation over six pages."""
+"""The workbench's Streamlit entry point: sign-in, session state, the sidebar and navigation over six pages."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import streamlit as st
 
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID, TRACES_OPEN
 from components.sidebar import render_sidebar
+from components.sign_in import require_sign_in
 from components.warmup_view import loading_status
 
 st.set_page_config(page_title="Reflective RAG workbench", page_icon=":material/fact_check:", layout="wide")
+require_sign_in()  # with users configured, nothing below renders until someone signs in
 
 st.session_state.setdefault(SESSION_ID, uuid.uuid4().hex)
 st.session_state.setdefault(ASK_HISTORY, [])

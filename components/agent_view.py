@@ -89,8 +89,8 @@ def render_pending(run: AgentRun, pending: PendingCall, can_approve: bool,
         right.button("Deny", key=f"agent.deny.{run.run_id}", on_click=on_decide, args=(run.run_id, False),
                      width="stretch")
         if not can_approve:
-            st.caption("Your current role may not call this tool, so it may not approve it either; "
-                       "switch to a role that may, or deny it.")
+            st.caption("You may not approve this call: your role may not call this tool, or you started this run "
+                       "and another user must approve it. You may deny it.")
 
 
 def render_run(run: AgentRun, can_approve: Callable[[str], bool], on_decide: Callable[[str, bool], None]) -> None:
@@ -127,8 +127,8 @@ def audit_frame(steps: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def render_audit(steps: list[dict[str, Any]]) -> None:
-    st.caption("Every tool call any user proposed, with the runtime's decision and outcome; secrets in arguments "
-               "are redacted before they are stored.")
+    st.caption("Every tool call of the runs in this session, with the runtime's decision and outcome; secrets in "
+               "arguments are redacted before they are stored (`python -m engine audit list` shows every run).")
     if not steps:
         st.info("No agent steps recorded yet. Send the agent a request above.")
         return

@@ -59,16 +59,35 @@ def get_ingestor():
 
 
 @st.cache_resource(show_spinner=False)
+def get_directory():
+    """Users and API tokens from the settings; open (one local admin) when none are configured."""
+    from engine.identity import Directory
+
+    return Directory.from_settings(get_settings())
+
+
+@st.cache_resource(show_spinner=False)
 def get_agent_runtime():
-    """The tool-calling agent over this data folder; user and role are passed per run, never stored here."""
+    """The tool-calling agent over this data folder; user and role are passed per run, never stored here.
+
+    Each run's tools see only the knowledge bases its user may read.
+    """
     from engine.agent import build_runtime
-    from engine.agent.defaults import pipeline_answer
+    from engine.identity.agent_access import lazy_pipeline, tool_context_hook
     from engine.llm.registry import default_provider_id, get_provider
 
     settings, store = get_settings(), get_store()
     provider_id = default_provider_id()
-    return build_runtime(settings, get_provider(provider_id), store=store,
-                         answer=pipeline_answer(settings, store, provider_id))
+    hook = tool_context_hook(get_directory(), lazy_pipeline(settings, store), provider_id)
+    return build_runtime(settings, get_provider(provider_id), store=store, context_hook=hook)
+
+
+@st.cache_resource(show_spinner=False)
+def get_agent_gate():
+    """The agent as the pages use it: runs act as the signed-in user, approvals follow the rules."""
+    from engine.identity.agent_access import AgentGate
+
+    return AgentGate(get_agent_runtime(), get_directory())
 
 
 @st.cache_resource(show_spinner=False)

@@ -32,6 +32,8 @@ STRATEGY_QUESTION = "strategy.question"
 """The Strategy preview's sample question."""
 TRACES_OPEN = "traces.open"
 """Trace id opened on the Traces page, or None."""
+IDENTITY = "identity"
+"""Who signed in to this browser session (an engine ``Identity``); absent until sign-in when users are configured."""
 KB_VERSION = "kb.version"
 """Bumped whenever this session changed the knowledge bases (upload, delete); lists keyed by it reload."""
 

@@ -1,11 +1,13 @@
-"""The sidebar on every page: provider and models, knowledge bases, the active strategy version."""
+"""The sidebar on every page: who is signed in, provider and models, their knowledge bases, the strategy version."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components.factories import get_reflection_parts, get_settings, get_store, get_strategy_store
+from components import access
+from components.factories import get_reflection_parts, get_settings, get_strategy_store
 from components.safe_text import label
+from components.sign_in import render_who
 from engine.errors import EngineError
 from engine.llm.registry import default_provider_id
 
@@ -29,6 +31,7 @@ def render_sidebar() -> None:
     settings = get_settings()
     with st.container():
         st.markdown("### Workbench")
+        render_who()
         provider = default_provider_id()
         models = model_lines(provider)
         st.markdown(f"**Provider:** `{provider}`")
@@ -37,7 +40,7 @@ def render_sidebar() -> None:
         st.caption("\n".join(f"- {label(m)}" for m in [*models, f"embeddings: {settings.embedding_model}"]))
         st.markdown("**Knowledge bases**")
         try:
-            bases = get_store().list_knowledge_bases()
+            bases = access.store().list_knowledge_bases()  # only those this user may read
         except EngineError as exc:
             st.error(str(exc))
             bases = []

@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from components import agent_view as view
-from components.factories import get_agent_runtime
+from components.access import current_identity
+from components.factories import get_agent_gate, get_directory
 from components.safe_text import label
-from engine.agent import ROLES
 from engine.errors import EngineError
 
 RUNS_KEY = "agent.runs"  # this session's runs (AgentRun snapshots), oldest first
-AUDIT_KEY = "agent.audit"  # audit-log rows, refreshed after each action
+AUDIT_KEY = "agent.audit"  # this session's audit-log rows, refreshed after each action
 ERROR_KEY = "agent.error"
 
 st.title("Agent")
@@ -19,44 +19,49 @@ st.caption("Give the agent a task in plain words (list, search, compare, calcula
            "registered tools, each checked against your role and its input schema. Every step shows the tool, "
            "its arguments, the decision, the result and the time it took. High-risk calls wait for your approval.")
 
-runtime = get_agent_runtime()
+gate = get_agent_gate()
+runtime = gate.runtime
+identity = current_identity()
+directory = get_directory()
 ss = st.session_state
 ss.setdefault(RUNS_KEY, [])
 
-left, right = st.columns([2, 3])
-role = left.segmented_control("Role", ROLES, default="analyst", key="agent.role", required=True,
-                              help="viewer: read-only tools · analyst: also exports and sending reports · "
-                                   "admin: also deleting documents")
-user = right.text_input("Your name (recorded in the audit log)", value="analyst", key="agent.user").strip()
-user = user or "anonymous"
-view.render_tools(runtime, role)
+st.caption(f"Runs act as {label(identity.name, limit=60)} with the {identity.role} role (the audit log records "
+           "this user); the tools see only the knowledge bases you may read.")
+view.render_tools(runtime, identity.role)
+own_approval = not directory.configured or directory.allow_self_approval
 
 
 def refresh_audit() -> None:
-    ss[AUDIT_KEY] = runtime.audit.steps(limit=200)
+    """Steps of the runs this session started or decided: never another session's."""
+    mine = {r.run_id for r in ss[RUNS_KEY]}
+    ss[AUDIT_KEY] = [s for s in runtime.audit.steps(limit=1000) if s["run_id"] in mine][-200:]
 
 
 def replace_run(run) -> None:
-    ss[RUNS_KEY] = [run if r.run_id == run.run_id else r for r in ss[RUNS_KEY]]
+    runs = ss[RUNS_KEY]
+    ss[RUNS_KEY] = [run if r.run_id == run.run_id else r for r in runs] + (
+        [] if any(r.run_id == run.run_id for r in runs) else [run])
 
 
 def decide(run_id: str, approve: bool) -> None:
     """Approve or deny a paused call (a button callback): the runtime runs it at most once."""
     try:
-        replace_run(runtime.resume(run_id, approve=approve, approver=ss.get("agent.user") or "anonymous",
-                                   approver_role=ss.get("agent.role")))
+        replace_run(gate.decide(identity, run_id, approve))
     except EngineError as exc:
         ss[ERROR_KEY] = str(exc)
         try:
-            replace_run(runtime.get(run_id))
+            replace_run(gate.get(identity, run_id))
         except EngineError:
             pass
     refresh_audit()
 
 
-def can_approve(tool_name: str) -> bool:
+def can_approve(tool_name: str, run=None) -> bool:
     tool = runtime.registry.get(tool_name)
-    return tool is not None and runtime.policy.permits(tool, role)
+    if tool is None or not runtime.policy.permits(tool, identity.role):
+        return False
+    return own_approval or run is None or run.user != identity.name
 
 
 st.header("Conversation", divider="gray")
@@ -64,13 +69,20 @@ if not ss[RUNS_KEY]:
     st.caption("Try: “list the documents in manuals”, “search axle nut torque in manuals and export the results” "
                "(steps run in order), “what is 12.5 * 4”, or as admin “delete the document <title>”.")
 for run in ss[RUNS_KEY]:
-    view.render_run(run, can_approve, decide)
+    view.render_run(run, lambda tool, run=run: can_approve(tool, run), decide)
+if not own_approval:
+    st.caption("Another user whose role may call a high-risk tool approves it; you may deny your own.")
+    waiting = gate.waiting_for(identity)
+    if waiting:
+        st.subheader("Waiting for your approval", anchor=False)
+        for run in waiting:
+            view.render_run(run, lambda tool, run=run: can_approve(tool, run), decide)
 
 request = st.chat_input("Ask the agent to do something…", key="agent.input")
 if request:
     with st.spinner("The agent is working…"):
         try:
-            ss[RUNS_KEY].append(runtime.start(request, user, role))
+            ss[RUNS_KEY].append(gate.start(identity, request))
         except EngineError as exc:
             ss[ERROR_KEY] = str(exc)
     refresh_audit()

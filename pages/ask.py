@@ -6,7 +6,8 @@ import streamlit as st
 
 from components.answer_view import StageProgress, render_answer
 from components.ask_form import ask_form, build_options, history_list, previous_question, sample_picker, understood_as
-from components.factories import get_pipeline, get_settings, get_store
+from components import access
+from components.factories import get_settings
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID
 from engine.errors import EngineError
 
@@ -19,14 +20,15 @@ history = st.session_state[ASK_HISTORY]
 form_col, history_col = st.columns([2.2, 1], gap="medium")
 with form_col:
     sample_picker()
-    request = ask_form(get_store().knowledge_base_names())
+    request = ask_form(access.store().knowledge_base_names())  # only the bases this user may read
 
 if request is not None:
     problem = None
     with form_col, st.status("Answering…", expanded=True) as box:
         try:
             options = build_options(request, st.session_state[SESSION_ID], get_settings(), previous_question(history))
-            answer = get_pipeline().run(request.question, options, progress=StageProgress(box))
+            options = options.model_copy(update={"user": access.current_identity().name})
+            answer = access.pipeline().run(request.question, options, progress=StageProgress(box))
         except EngineError as exc:
             problem = str(exc)
             box.update(label="Could not answer", state="error", expanded=False)

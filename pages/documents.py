@@ -6,7 +6,7 @@ import streamlit as st
 
 from components import document_table as table
 from components.documents import REPORT_KEY, render_outcome, run_ingest, upload_form
-from components.factories import get_ingestor, get_store
+from components import access
 
 CORPUS_KEY = "documents.corpus"
 
@@ -14,16 +14,24 @@ st.title("Documents")
 st.caption("Upload files into a knowledge base, see what happened to each file, and manage what is indexed. "
            "Answers on the Ask page only cite documents listed here.")
 
-store = get_store()
+store = access.store()  # the bases this user may read; writes need a write grant
+identity = access.current_identity()
 if CORPUS_KEY not in st.session_state or st.session_state.pop(table.STALE_KEY, False):
     st.session_state[CORPUS_KEY] = table.load_corpus(store)
 corpus: table.Corpus = st.session_state[CORPUS_KEY]
 
 # -- upload ---------------------------------------------------------------------------------------
 st.header("Upload", divider="gray")
-request = upload_form([b.name for b in corpus.bases])
+request = None
+if identity.can_change:
+    request = upload_form([b.name for b in corpus.bases if identity.can_write(b.name)])
+else:
+    st.info(f"Your role ({identity.role}) may read documents but not upload or delete them.")
+if request is not None and not identity.can_write(request.knowledge_base):
+    st.error(f"You have no write grant for knowledge base {request.knowledge_base!r}; ask an admin for one.")
+    request = None
 if request is not None:
-    report = run_ingest(get_ingestor(), request)
+    report = run_ingest(access.ingestor(), request)
     if report is not None:
         st.session_state[REPORT_KEY] = report
         st.session_state[CORPUS_KEY] = corpus = table.load_corpus(store)
@@ -45,7 +53,8 @@ else:
     shown = table.apply_filters(corpus.frame, table.filter_controls(corpus.frame))
     st.caption(f"Showing {len(shown)} of {len(corpus.frame)} documents.")
     table.render_table(shown)
-    table.delete_picker(shown)
+    if identity.can_change:  # only documents in bases this user may change can be picked for deletion
+        table.delete_picker(shown[shown["knowledge_base"].map(identity.can_write)])
     if st.session_state.get(table.PENDING_KEY):
         table.confirm_delete(store)
 

@@ -6,9 +6,8 @@ import streamlit as st
 
 from components import experiment_charts as charts
 from components import experiment_view as view
-from components.factories import (
-    get_experiment_store, get_pipeline, get_rollout_store, get_strategy_store, get_trace_store,
-)
+from components import access
+from components.factories import get_experiment_store, get_rollout_store, get_strategy_store
 from components.safe_text import label
 from engine.errors import EngineError
 from engine.experiments import MIN_PAIRED_QUESTIONS
@@ -23,7 +22,8 @@ ss = st.session_state
 experiments = get_experiment_store()
 
 st.header("Run an A/B", divider="gray")
-questions = view.question_set_picker(get_trace_store())
+can_change = access.current_identity().can_change
+questions = view.question_set_picker(access.traces())  # questions from runs over the bases this user may read
 if questions is not None:
     with st.expander(f"{len(questions)} question(s) available", expanded=False):
         st.dataframe(view.questions_frame(questions), hide_index=True, width="stretch")
@@ -37,8 +37,11 @@ if questions is not None:
     if n < MIN_PAIRED_QUESTIONS:
         st.caption(f"With {n} paired questions (fewer than {MIN_PAIRED_QUESTIONS}) the results show no confidence "
                    "interval and no verdict: a bootstrap over so few questions is too narrow to trust.")
-if st.button("Run experiment", type="primary", key="experiments.run", disabled=questions is None or variants is None):
-    result = view.run_with_progress(get_pipeline(), questions, variants, int(limit), experiments)
+if not can_change:
+    st.caption("Your role (viewer) may read saved experiments but not run one.")
+if st.button("Run experiment", type="primary", key="experiments.run",
+             disabled=questions is None or variants is None or not can_change):
+    result = view.run_with_progress(access.pipeline(), questions, variants, int(limit), experiments)
     if result is not None:
         ss[RESULT_KEY] = result
 
@@ -61,4 +64,7 @@ if result is not None:
     view.render_answers(result)
 
 st.header("Gradual rollout", divider="gray")
-view.render_rollout(get_rollout_store())
+if can_change:
+    view.render_rollout(get_rollout_store())
+else:
+    st.caption("Your role (viewer) may not change the rollout.")

@@ -8,7 +8,8 @@ from components import strategy_editor as editor
 from components import strategy_preview as preview
 from components import strategy_versions as versions
 from components.safe_text import label
-from components.factories import get_perception, get_store, get_strategy_store
+from components import access
+from components.factories import get_perception, get_strategy_store
 from components.session import STRATEGY_QUESTION, remember, restore
 from engine.errors import EngineError
 
@@ -18,7 +19,8 @@ st.caption("The strategy decides which knowledge bases a question searches, with
            "then save it as a new version. Ask always uses the active version.")
 
 strategies = get_strategy_store()
-kb_names = get_store().knowledge_base_names()
+kb_names = access.store().knowledge_base_names()  # the bases this user may read
+can_change = access.current_identity().can_change
 ss = st.session_state
 try:
     active_version, active = strategies.active()
@@ -50,7 +52,10 @@ if editor.BASE_KEY in ss:
             st.error(label(problem, limit=600))
         if strategy is not None:
             preview.render_unsaved(base["strategy"], strategy)
-        versions.render_save(strategies, strategy, problems)
+        if can_change:
+            versions.render_save(strategies, strategy, problems)
+        else:
+            st.info("Your role (viewer) may preview a strategy but not save or activate one.")
     with preview_col:
         st.header("Preview", divider="gray")
         st.caption("What the edited strategy would plan for a question, before anything is saved. "
@@ -65,4 +70,8 @@ if editor.BASE_KEY in ss:
 
 st.header("Versions", divider="gray")
 st.caption("Every save is a new version. Activate any version to make Ask use it; compare two to see what changed.")
-versions.render_versions(strategies)
+if can_change:
+    versions.render_versions(strategies)
+else:
+    st.dataframe([{"version": v.version, "saved": v.saved_at, "note": v.note, "active": v.active}
+                  for v in strategies.versions()], hide_index=True, width="stretch")

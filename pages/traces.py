@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.answer_view import answer_from_payload, render_answer
-from components.factories import get_trace_store
+from components import access
 from components.trace_views import filter_controls, open_picker, render_trace_charts, run_table
 from engine.errors import EngineError
 
@@ -14,7 +14,7 @@ st.caption("Every question answered here or from the command line is stored with
            "evidence, drafts, reviews, validation and timings. Filter the runs, compare them in the charts, and "
            "open one to see all of its panels.")
 
-traces = get_trace_store()
+traces = access.traces()  # runs over the bases this user may read
 everything = traces.list(limit=1000)
 if not everything:
     st.info("No runs yet. Ask a question on the Ask page (or run `python -m engine ask \"QUESTION\"`).")

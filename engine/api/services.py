@@ -88,7 +88,7 @@ def load_services(settings: Settings, *, provider_id: str | None = None) -> Serv
     store = KnowledgeBaseStore(settings)
     strategies, traces = StrategyStore(settings.data_dir), TraceStore(settings.data_dir)
     pipeline = Pipeline(settings, store, perception=get_perception(), strategies=strategies, traces=traces)
-    hook = tool_context_hook(directory, pipeline, provider_id)
+    hook = tool_context_hook(directory, lambda: pipeline, provider_id)
     runtime = build_runtime(settings, get_provider(provider_id), store=store, context_hook=hook)
     return Services(settings, directory, store, pipeline, strategies, traces, AgentGate(runtime, directory),
                     provider_id)

@@ -9,6 +9,7 @@ the runtime: it records the signed-in user as the run's user, and applies the ap
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -25,26 +26,43 @@ class RunNotFound(AgentError):
     """No such run, or none this identity may see (the two are not told apart)."""
 
 
-def tool_context_hook(directory: Directory, pipeline: Any = None,
+def tool_context_hook(directory: Directory, pipeline: Callable[[], Any] | None = None,
                       provider_id: str | None = None) -> Callable[[ToolContext], ToolContext]:
     """A context hook that limits a run's tools to its user's knowledge bases.
 
-    A user no longer in the directory reads nothing. ``pipeline`` (a Pipeline) answers
-    ``answer_with_review`` over the same limited store; without it that tool says it is unavailable.
+    A user no longer in the directory reads nothing. ``pipeline`` returns the shared Pipeline (called on the
+    first ``answer_with_review``), which then answers over the same limited store; without it that tool says
+    it is unavailable.
     """
     def hook(ctx: ToolContext) -> ToolContext:
         identity = directory.identity_for(ctx.user) or Identity(ctx.user, "viewer", {}, "token")
         store = ScopedStore(ctx.store, identity)
         answer = None
         if pipeline is not None:
-            from engine.pipeline import AskOptions
+            def answer(question: str):
+                from engine.pipeline import AskOptions
 
-            view = pipeline.with_store(store)
-            options = AskOptions(provider=provider_id, user=identity.name)
-            answer = lambda question: view.run(question, options)  # noqa: E731
+                options = AskOptions(provider=provider_id, user=identity.name)
+                return pipeline().with_store(store).run(question, options)
         return dataclasses.replace(ctx, store=store, answer=answer)
 
     return hook
+
+
+def lazy_pipeline(settings: Any, store: Any) -> Callable[[], Any]:
+    """A Pipeline over ``store``, built on the first call (thread-safe), for runs that never ask stay light."""
+    built: list[Any] = []
+    lock = threading.Lock()
+
+    def get() -> Any:
+        with lock:
+            if not built:
+                from engine.pipeline import Pipeline
+
+                built.append(Pipeline(settings, store))
+            return built[0]
+
+    return get
 
 
 class AgentGate:
@@ -81,6 +99,17 @@ class AgentGate:
             if run.pending is not None and not self._may_approve(identity, run):
                 raise PermissionDenied(self._why_not(identity, run))
         return self.runtime.resume(run_id, approve=approve, approver=identity.name, approver_role=identity.role)
+
+    def waiting_for(self, identity: Identity, limit: int = 50) -> list[AgentRun]:
+        """Paused runs other users started whose pending call this identity may approve (a four-eyes queue)."""
+        found = []
+        for row in self.runtime.audit.runs(limit=limit, status="paused"):
+            if row["user"] == identity.name:
+                continue
+            run = self.runtime.get(row["run_id"])
+            if self._may_decide(identity, run):
+                found.append(run)
+        return found
 
     # -- rules --------------------------------------------------------------------
     def _load(self, run_id: str) -> AgentRun:

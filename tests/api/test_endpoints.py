@@ -69,7 +69,8 @@ def test_search_returns_chunks_best_first(open_client):
 
 
 def test_upload_gives_per_file_outcomes_with_the_ui_limits(open_client):
-    files = [("files", ("hangar.md", b"# Hangar doors\n\nThe hangar door code rotates every 90 days.\n", "text/markdown")),
+    note = b"# Hangar doors\n\nThe hangar door code rotates every 90 days.\n"
+    files = [("files", ("hangar.md", note, "text/markdown")),
              ("files", ("tool.exe", b"MZ\x00\x01", "application/octet-stream")),
              ("files", ("big.txt", b"word " * 230_000, "text/plain"))]  # 1.1 MB: over max_file_mb=1
     response = open_client.post("/v1/documents", files=files,

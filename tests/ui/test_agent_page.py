@@ -8,6 +8,7 @@ from engine.agent import AuditLog
 from engine.config import load_settings
 from engine.store import KnowledgeBaseStore
 from tests.ui.conftest import open_page
+from tests.ui.sign_in import configure_users, sign_in
 
 pytestmark = pytest.mark.integration
 TITLE = "Shop Note SN-19-007 - A320 MLG Wheel Change Tips (axle nut torque)"
@@ -19,10 +20,9 @@ def _titles(data_dir) -> set[str]:
     return {d.title for kb in store.knowledge_base_names() for d in store.list_documents(kb)}
 
 
-def _agent(app, role: str = "admin"):
-    at = open_page(app, "agent")
+def _agent(app):
+    at = open_page(app, "agent")  # no users configured: the local user, role admin
     assert not at.exception
-    at.segmented_control(key="agent.role").set_value(role).run()
     return at
 
 
@@ -71,15 +71,9 @@ def test_deny_leaves_the_document(app, ui_data_dir):
     assert any("denied" in m.value for m in at.markdown)
 
 
-def test_viewer_cannot_approve_an_admin_call(app, ui_data_dir):
-    at = _paused(app)
-    at.segmented_control(key="agent.role").set_value("viewer").run()
-    assert _decision_button(at, "approve").disabled
-    assert TITLE in _titles(ui_data_dir)
-
 
 def test_read_only_request_shows_its_step(app):
-    at = _agent(app, role="viewer")
+    at = _agent(app)
     at.chat_input(key="agent.input").set_value("list the documents in faq").run()
     assert not at.exception
     assert any("list_documents" in x and "allowed" in x for x in _step_labels(at))
@@ -87,7 +81,7 @@ def test_read_only_request_shows_its_step(app):
 
 
 def test_a_two_step_request_runs_both_steps(app, ui_data_dir):
-    at = _agent(app, role="analyst")
+    at = _agent(app)
     at.chat_input(key="agent.input").set_value("search axle nut torque in manuals and export the results").run()
     assert not at.exception
     labels = _step_labels(at)
@@ -98,8 +92,9 @@ def test_a_two_step_request_runs_both_steps(app, ui_data_dir):
     assert text.startswith("# Search results for axle nut torque") and "a320-amm-32-41" in text
 
 
-def test_a_step_the_role_may_not_take_is_shown_not_done(app, ui_data_dir):
-    at = _agent(app, role="viewer")
+def test_a_step_the_role_may_not_take_is_shown_not_done(app, ui_data_dir, monkeypatch):
+    configure_users(monkeypatch, {"vera": {"role": "viewer"}})
+    at = sign_in(app, "vera").switch_page("pages/agent.py").run()
     at.chat_input(key="agent.input").set_value("search axle nut torque in manuals and export the results").run()
     assert not at.exception
     assert any("export_report" in x and "not done" in x for x in _step_labels(at))
