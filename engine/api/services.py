@@ -67,9 +67,9 @@ class Services:
     def health(self) -> dict[str, Any]:
         """Whether the store opens and the embedding model is loaded (raises when either fails)."""
         bases = self.store.knowledge_base_names()
-        vector = self.store.embedder.encode_one("health")
+        embedder = self.store.embedder  # loaded at start-up; loads here if warm-up was skipped
         return {"ok": True, "knowledge_bases": len(bases), "embedding_model": self.settings.embedding_model,
-                "embedding_dim": int(len(vector)), "provider": self.provider_id,
+                "embedding_dim": int(embedder.dim), "provider": self.provider_id,
                 "sign_in_required": self.directory.configured, "uptime_s": round(time.time() - self.started, 1)}
 
 
