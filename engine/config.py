@@ -8,6 +8,7 @@ overrides passed by the CLI or the caller.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
@@ -68,6 +69,26 @@ class Settings(BaseSettings):
     reviewer_model: str | None = Field(
         default=None, description="Claude model that reviews answers; unset: the newest Haiku model the API lists."
     )
+
+    allowed_link_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="WORKBENCH_ALLOWED_LINK_HOSTS: hosts whose links and images may appear in answers, titles and "
+        "agent text (subdomains included), comma-separated, e.g. docs.example.com,wiki.example.com; links to "
+        "any other host are removed. Empty (the default): none.",
+    )
+
+    @field_validator("allowed_link_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: Any) -> Any:
+        from engine.output_safety import normalise_host
+
+        if isinstance(value, str):
+            value = json.loads(value) if value.strip().startswith("[") else value.split(",")
+        items = [v for v in (value or ()) if str(v).strip()]
+        bad = [str(v) for v in items if not normalise_host(v)]
+        if bad:
+            raise ValueError(f"allowed_link_hosts takes host names such as docs.example.com, not {bad[:3]}")
+        return tuple(normalise_host(v) for v in items)
 
     users: Annotated[dict[str, Any], NoDecode] = Field(
         default_factory=dict, repr=False,

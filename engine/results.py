@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Action = Literal["compare", "explain", "how_to", "list", "summarize", "lookup", "unknown"]
 SearchType = Literal["vector", "keyword", "hybrid"]
-IssueType = Literal["citation", "fact", "logic", "overconfidence", "format"]
+IssueType = Literal["citation", "fact", "logic", "overconfidence", "format", "injection"]
 Status = Literal["success", "refused", "failure"]
 
 

@@ -4,10 +4,15 @@
 ``agent_runs`` keeps each run's state, so a paused run can be resumed by another
 process; :meth:`AuditLog.claim` moves a run out of ``paused`` atomically, which is
 what makes an approved call run at most once even when two resumes race.
+
+Everything is cleaned before it is written (lone surrogates replaced, nesting cut: see
+:mod:`engine.agent.limits`), and reading is tolerant of rows written before that (bad
+UTF-8, escaped surrogates, JSON that does not parse), so ``audit list`` always works.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -16,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from engine.agent.errors import AgentError
+from engine.agent.limits import clean, clean_text
 from engine.agent.run import RunState
 from engine.redaction import redact_strings, redact_text
 
@@ -53,6 +60,49 @@ def redact(value: Any) -> Any:
     return value
 
 
+_ESCAPED_SURROGATE = re.compile(r"\\ud[89a-f][0-9a-f]{2}", re.IGNORECASE)
+
+
+def _dumps(value: Any) -> str:
+    """JSON text of cleaned ``value``; a value that still cannot be encoded is stored as a note saying so."""
+    try:
+        return json.dumps(clean(value), default=str)
+    except (ValueError, TypeError, RecursionError) as exc:
+        return json.dumps({"[not stored]": f"{type(exc).__name__}: {clean_text(str(exc))[:200]}"})
+
+
+def _loads(text: Any) -> Any:
+    """Stored JSON read back cleaned; text that does not parse is returned as a note, not an error."""
+    try:
+        return clean(json.loads(text))
+    except (ValueError, TypeError, RecursionError):
+        return {"[unreadable]": clean_text(str(text))[:200]}
+
+
+def _text(raw: bytes) -> str:
+    """A TEXT column as str, whatever bytes an older version or another tool wrote there."""
+    return clean_text(raw.decode("utf-8", "replace"))
+
+
+def _state_json(state: RunState) -> str:
+    """A run's state as JSON; when it cannot be stored whole, the status and final text alone (never unsaved)."""
+    fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+    try:
+        text = json.dumps(fields, default=str)  # the runtime cleans what it keeps: usually this is all
+        if not _ESCAPED_SURROGATE.search(text):
+            return text
+    except (ValueError, TypeError, RecursionError):
+        pass
+    try:
+        return json.dumps(clean(fields), default=str)
+    except (ValueError, TypeError, RecursionError) as exc:
+        slim = RunState(run_id=state.run_id, user=state.user, role=state.role, request=state.request,
+                        provider=state.provider, created_at=state.created_at, status=state.status,
+                        final_text=state.final_text, model_turns=state.model_turns, tool_calls=state.tool_calls)
+        slim.final_text = clean_text(f"{state.final_text} [the run's messages could not be stored: {exc}]")
+        return json.dumps(clean(slim.to_json()), default=str)
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -66,6 +116,7 @@ class AuditLog:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         self._conn.row_factory = sqlite3.Row
+        self._conn.text_factory = _text
         self._lock = threading.Lock()
         with self._lock:
             if self.path != ":memory:":
@@ -87,8 +138,9 @@ class AuditLog:
         duration_ms: float, result_status: str, message: str = "",
     ) -> None:
         """Append one step; arguments and message are redacted first."""
-        row = (run_id, step, now_iso(), user, role, tool, json.dumps(redact(arguments), default=str), decision,
-               float(duration_ms), result_status, redact(message))
+        text = lambda value: clean_text(str(value))  # noqa: E731
+        row = (text(run_id), int(step), now_iso(), text(user), text(role), text(tool), _dumps(redact(clean(arguments))),
+               text(decision), float(duration_ms), text(result_status), text(redact(clean_text(str(message)))))
         with self._lock:
             self._conn.execute(
                 "INSERT INTO agent_steps (run_id, step, ts, user, role, tool, arguments, decision, duration_ms,"
@@ -103,7 +155,7 @@ class AuditLog:
                 f"SELECT * FROM (SELECT * FROM agent_steps {where} ORDER BY id DESC LIMIT ?) ORDER BY id",
                 [*params, int(limit)],
             ).fetchall()
-        return [dict(row, arguments=json.loads(row["arguments"])) for row in rows]
+        return [dict(row, arguments=_loads(row["arguments"])) for row in rows]
 
     # -- runs -----------------------------------------------------------------
     def save_run(self, state: RunState) -> None:
@@ -115,8 +167,8 @@ class AuditLog:
                 "INSERT INTO agent_runs (run_id, created_at, updated_at, user, role, status, request, state)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET updated_at = excluded.updated_at,"
                 " status = excluded.status, state = excluded.state",
-                (state.run_id, state.created_at, stamp, state.user, state.role, state.status, state.request,
-                 json.dumps(state.to_json(), default=str)),
+                (state.run_id, state.created_at, stamp, clean_text(state.user), state.role, state.status,
+                 clean_text(state.request), _state_json(state)),
             )
 
     def load_run(self, run_id: str) -> RunState | None:
@@ -124,7 +176,11 @@ class AuditLog:
             row = self._conn.execute("SELECT state, status FROM agent_runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             return None
-        state = RunState.from_json(json.loads(row["state"]))
+        data = _loads(row["state"])
+        if not isinstance(data, dict) or "[unreadable]" in data:
+            raise AgentError(f"The stored state of run {run_id} cannot be read, so it cannot be continued; "
+                             "start a new request.")
+        state = RunState.from_json(data)
         state.status = row["status"]
         return state
 

@@ -9,7 +9,7 @@ from engine.agent.actions import delete_document, export_report, resolve_delete,
 from engine.agent.audit import AuditLog
 from engine.agent.context import Role, ToolContext
 from engine.agent.policy import Policy
-from engine.agent.registry import Tool, ToolRegistry, make_tool
+from engine.agent.registry import Tool, ToolRegistry, make_tool, warm_search
 from engine.agent.runtime import AgentRuntime
 from engine.agent.tools import (
     answer_with_review, calculator, compare_values, get_document, list_documents, search_knowledge_base,
@@ -27,13 +27,14 @@ def default_registry() -> ToolRegistry:
 @lru_cache(maxsize=1)
 def _default_tools() -> tuple[Tool, ...]:
     return (
-        make_tool(search_knowledge_base),
+        make_tool(search_knowledge_base, warm=warm_search),
         make_tool(get_document),
         make_tool(list_documents),
         make_tool(answer_with_review, timeout_s=120.0),
         make_tool(calculator, timeout_s=2.0),
-        make_tool(compare_values, timeout_s=30.0),
-        make_tool(export_report, risk="write", role="analyst"),
+        make_tool(compare_values, timeout_s=30.0, warm=warm_search),
+        # no approval: a new file inside the data folder, never overwritten or sent (see export_report's docstring)
+        make_tool(export_report, risk="write", role="analyst", confirm=False),
         make_tool(delete_document, risk="high", role="admin", prepare=resolve_delete),
         make_tool(send_report, risk="high", role="analyst"),
     )
@@ -67,6 +68,7 @@ def build_runtime(
         ctx = ToolContext(settings=settings, store=opened["store"], user=user, role=role, answer=answer)
         return context_hook(ctx) if context_hook is not None else ctx
 
+    options.setdefault("allowed_link_hosts", settings.allowed_link_hosts)
     return AgentRuntime(
         provider, registry or default_registry(), policy or Policy(), audit or AuditLog.in_data_dir(settings.data_dir),
         context, **options,

@@ -1,7 +1,8 @@
 """Who may call which tool, how often, and how much one run may spend.
 
 Roles are ordered viewer < analyst < admin; a tool names the least role allowed to call
-it. High-risk tools always pause for a person. A run has a budget (tool calls, active
+it. High-risk tools always pause for a person; ``confirm_risks`` makes other risk levels pause
+too (``{"write"}`` for a deployment that wants every file write approved). A run has a budget (tool calls, active
 seconds); a user has a rate limit (calls per sliding window, within this process).
 """
 
@@ -15,7 +16,7 @@ from typing import Callable, Literal
 
 from engine.agent.context import ROLES, Role
 from engine.agent.errors import AgentError
-from engine.agent.registry import Tool
+from engine.agent.registry import RISKS, Tool
 
 Decision = Literal[
     "allowed", "denied", "invalid", "confirmation_required", "approved", "rejected_by_user", "timed_out",
@@ -70,8 +71,14 @@ class Policy:
     max_tool_calls: int = 20
     max_seconds: float = 120.0
     rate_limiter: RateLimiter = field(default_factory=RateLimiter)
+    confirm_risks: frozenset[str] = frozenset()
+    """Risk levels that pause for a person besides the tools that always do (e.g. ``{"write"}``)."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "confirm_risks", frozenset(self.confirm_risks))
+        unknown = set(self.confirm_risks) - set(RISKS)
+        if unknown:
+            raise ValueError(f"confirm_risks must be among {RISKS}, got {sorted(unknown)}")
         if self.max_tool_calls < 1:
             raise ValueError("max_tool_calls must be at least 1")
         if self.max_seconds <= 0:
@@ -82,7 +89,8 @@ class Policy:
         return role_allows(role, tool.role)
 
     def needs_confirmation(self, tool: Tool) -> bool:
-        return tool.needs_confirmation
+        """High-risk tools always; any tool the registry marks ``confirm``; tools of a risk in ``confirm_risks``."""
+        return tool.needs_confirmation or tool.risk in self.confirm_risks
 
     def within_rate(self, user: str) -> bool:
         return self.rate_limiter.allow(user)

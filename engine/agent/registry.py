@@ -22,6 +22,19 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 Prepare = Callable[..., dict[str, Any]]
 """``prepare(ctx, **arguments) -> {"arguments": {...}, "summary": "..."}``: resolves a high-risk call
 (read-only) before a person is asked; raise ToolError when it cannot be resolved."""
+Warm = Callable[[Any], None]
+"""``warm(ctx)``: loads what the tool needs (embedding model, store) before its deadline starts."""
+
+
+def warm_search(ctx: Any) -> None:
+    """Load the store's embedding model and open its tables, so a cold first search is not timed."""
+    store = ctx.store
+    embedder = getattr(store, "embedder", None)
+    if embedder is not None and callable(getattr(embedder, "encode_one", None)):
+        embedder.encode_one("warm-up")
+    names = getattr(store, "knowledge_base_names", None)
+    if callable(names):
+        names()
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,8 @@ class Tool:
 
     ``prepare`` (high-risk tools only) runs read-only before the pause, so the person approves
     the exact, resolved call (e.g. a document title turned into its id) that will run.
+    ``confirm``: the call pauses until a person approves it (always for high risk; the policy
+    may require it for more). ``warm`` runs before the tool's deadline starts.
     """
 
     name: str
@@ -43,15 +58,17 @@ class Tool:
     context: bool = True
     timeout_s: float | None = None
     prepare: Prepare | None = None
+    confirm: bool = False
+    warm: Warm | None = None
 
     @property
     def needs_confirmation(self) -> bool:
-        return self.risk == "high"
+        return self.confirm or self.risk == "high"
 
-    def spec(self) -> ToolSpec:
-        """The tool as shown to the model."""
+    def spec(self, confirm: bool | None = None) -> ToolSpec:
+        """The tool as shown to the model (``confirm``: whether the policy pauses it; default the tool's own)."""
         note = f"\n\nRisk: {self.risk}; needs role {self.role} or higher."
-        if self.needs_confirmation:
+        if self.needs_confirmation if confirm is None else confirm:
             note += " Runs only after a person approves it; you cannot approve it yourself."
         return ToolSpec(self.name, self.description + note, self.input_schema)
 
@@ -72,6 +89,8 @@ def make_tool(
     role: Role = "viewer",
     timeout_s: float | None = None,
     prepare: Prepare | None = None,
+    confirm: bool | None = None,
+    warm: Warm | None = None,
 ) -> Tool:
     """Build a Tool from a typed, documented function; bad declarations fail here, at import."""
     tool_name = name or func.__name__
@@ -85,13 +104,16 @@ def make_tool(
         raise ValueError(f"Tool {tool_name!r}: timeout_s must be greater than 0.")
     if prepare is not None and risk != "high":
         raise ValueError(f"Tool {tool_name!r}: only high-risk tools take a prepare step.")
+    if risk == "high" and confirm is False:
+        raise ValueError(f"Tool {tool_name!r}: a high-risk tool always waits for a person's approval; "
+                         "drop confirm=False or lower its risk.")
     description = inspect.getdoc(func)
     if not description:
         raise ValueError(f"Tool {tool_name!r} needs a docstring: it is the description the model sees.")
     model = args_model(func, tool_name)
     schema = input_schema(model)
     return Tool(tool_name, description, func, risk, role, model, schema, ArgumentChecker(tool_name, schema, model),
-                takes_context(func), timeout_s, prepare)
+                takes_context(func), timeout_s, prepare, bool(confirm) or risk == "high", warm)
 
 
 class ToolRegistry:
@@ -130,9 +152,13 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def specs(self, allowed: Callable[[Tool], bool] | None = None) -> list[ToolSpec]:
-        """ToolSpecs of the tools ``allowed`` accepts (all by default), in registration order."""
-        return [t.spec() for t in self._tools.values() if allowed is None or allowed(t)]
+    def specs(self, allowed: Callable[[Tool], bool] | None = None,
+              confirm: Callable[[Tool], bool] | None = None) -> list[ToolSpec]:
+        """ToolSpecs of the tools ``allowed`` accepts (all by default), in registration order.
+
+        ``confirm`` says which tools pause for approval (the policy's view); default each tool's own.
+        """
+        return [t.spec(confirm(t) if confirm else None) for t in self._tools.values() if allowed is None or allowed(t)]
 
     def override(self, **funcs: Callable[..., Any]) -> "ToolRegistry":
         """A copy whose named tools run other functions, with the same name, schema, risk and role.

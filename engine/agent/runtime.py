@@ -1,13 +1,18 @@
 """The agent loop: the model proposes tool calls, the runtime checks and runs them, a person approves the risky ones.
 
 For each proposed call, in order: unknown tool -> ``not_allowed``; role too low -> ``denied``;
-arguments against the schema -> ``invalid``; run budget used up -> ``rate_limited`` with error
+arguments too deep or too large, or against the schema -> ``invalid``; run budget used up -> ``rate_limited`` with error
 ``budget_exceeded`` (and the run ends with that status); user rate limit -> ``rate_limited``;
 high risk -> ``confirmation_required`` (the run pauses and is persisted); otherwise the tool
 runs with a deadline (``allowed`` or ``timed_out``). A final turn that lists requested steps it
 could not do ends the run ``incomplete``, each step without a call audited as ``not_done``. Every result
 goes back to the model wrapped as untrusted data; all results of one model turn go back in one
 message, in order. Nothing the model or a tool says can approve a call: only :meth:`AgentRuntime.resume`.
+
+What the run stores and shows is made safe first: text without lone surrogates, arguments cut to a
+bounded depth (:mod:`engine.agent.limits`), and final text without links or images to hosts outside
+``allowed_link_hosts`` (:mod:`engine.output_safety`). A tool that needs the embedding model or the
+store is warmed before its deadline starts, so a cold first call does not time out loading them.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from engine.agent.context import Role, ToolContext
 from engine.agent.errors import AgentError, InvalidArguments
 from engine.agent.execution import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, Outcome, dumps, execute
 from engine.agent.execution import failure, shrink
+from engine.agent.limits import PREVIEW_DEPTH, PREVIEW_ITEMS, argument_problem, clean, clean_text
 from engine.agent.policy import Policy, check_role
 from engine.agent.registry import Tool, ToolRegistry
 from engine.agent.run import AgentRun, PendingCall, RunState, Step
 from engine.errors import ProviderError
-from engine.llm.base import Provider, UnfinishedStep
+from engine.llm.base import ChatResponse, Provider, TextBlock, UnfinishedStep
+from engine.output_safety import safe_text
 from engine.prompts import AGENT_SYSTEM, AGENT_UNTRUSTED
 
 ContextFactory = Callable[[str, Role], ToolContext]
@@ -63,6 +70,7 @@ class AgentRuntime:
         backoff_s: float = DEFAULT_BACKOFF_S,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        allowed_link_hosts: tuple[str, ...] = (),
     ) -> None:
         if max_steps < 1:
             raise ValueError("max_steps must be at least 1")
@@ -75,6 +83,7 @@ class AgentRuntime:
         self.max_steps, self.max_tokens, self.model = max_steps, max_tokens, model
         self.default_timeout_s, self.retries, self.backoff_s = default_timeout_s, retries, backoff_s
         self._sleep, self._clock = sleep, clock
+        self.allowed_link_hosts = tuple(allowed_link_hosts)
 
     # -- public API -----------------------------------------------------------
     def start(self, request: str, user: str, role: Role) -> AgentRun:
@@ -84,6 +93,7 @@ class AgentRuntime:
             raise AgentError("Give the agent a request, e.g. 'list the documents in manuals'.")
         if not isinstance(user, str) or not user.strip():
             raise AgentError("Say who is asking: a non-empty user name.")
+        request, user = clean_text(request), clean_text(user)
         state = RunState(run_id=uuid.uuid4().hex[:16], user=user, role=role, request=request,
                          provider=getattr(self.provider, "name", "unknown"), created_at=now_iso())
         state.messages.append({"role": "user", "content": request})
@@ -149,11 +159,12 @@ class AgentRuntime:
                                 " seconds. Start a new run with a narrower request.")
         response = self.provider.chat(
             state.messages, system=AGENT_SYSTEM.render(user=state.user, role=state.role),
-            tools=self.registry.specs(lambda t: self.policy.permits(t, state.role)),
+            tools=self.registry.specs(lambda t: self.policy.permits(t, state.role), self.policy.needs_confirmation),
             max_tokens=self.max_tokens, model=self.model,
         )
         state.model_turns += 1
-        state.messages.append(response.to_message())
+        uses = [_intake(use) for use in response.tool_uses]
+        state.messages.append(_message(response, uses))
         if not response.tool_uses:
             note = " [cut at the token limit]" if response.stop_reason == "max_tokens" else ""
             for item in response.unfinished:
@@ -161,7 +172,7 @@ class AgentRuntime:
                     self._not_done(session, item)
             status = "incomplete" if response.unfinished else "completed"
             return self._finish(state, status, (response.text.strip() or "(no answer)") + note)
-        state.queue = [use.to_dict() for use in response.tool_uses]
+        state.queue = uses
         state.results = []
         self._drain(session)
         self.audit.save_run(state)
@@ -193,6 +204,9 @@ class AgentRuntime:
             return self._refuse(session, use, "denied", failure(
                 "permission_denied", f"{tool.name} needs role {tool.role} or higher; this run has role {state.role}. "
                 "Do not retry; tell the person to ask someone with that role."))
+        if use.get("problem"):
+            return self._refuse(session, use, "invalid", failure(
+                "invalid_arguments", f"Invalid arguments for {tool.name}: {use['problem']}. Nothing ran."))
         try:
             arguments = tool.check(use.get("input"))
         except InvalidArguments as exc:
@@ -225,8 +239,8 @@ class AgentRuntime:
             except (InvalidArguments, KeyError, TypeError) as exc:
                 envelope = outcome.envelope if not outcome.envelope["ok"] else failure("tool_error", str(exc))
                 return self._record(session, use, tool.name, arguments, "invalid", envelope, spent)
-        pending = PendingCall(str(use.get("id")), tool.name, plain(arguments), tool.risk,
-                              summary or f"{tool.name} with the arguments shown")
+        summary = self._shown(summary) or f"{tool.name} with the arguments shown"
+        pending = PendingCall(str(use.get("id")), tool.name, clean(plain(arguments)), tool.risk, summary)
         self._record(session, use, tool.name, arguments, "confirmation_required", None, spent, status="pending")
         state.pending = pending.to_dict()
         state.status = "paused"
@@ -261,6 +275,8 @@ class AgentRuntime:
     # -- helpers --------------------------------------------------------------
     def _run(self, session: _Session, tool: Tool, arguments: dict[str, Any],
              func: Callable[..., Any] | None = None) -> Outcome:
+        if func is None and tool.warm is not None:
+            self._warm(session, tool)
         remaining = self.policy.max_seconds - self._elapsed(session)
         timeout = max(min(tool.timeout_s or self.default_timeout_s, remaining), 0.001)
         if func is None:
@@ -280,7 +296,8 @@ class AgentRuntime:
                 note: str = "") -> dict[str, Any]:
         """Audit one step, add it to the run, and build its tool_result block."""
         state = session.state
-        safe_args = shrink(redact(plain(arguments)))
+        envelope = clean(envelope) if envelope is not None else None
+        safe_args = shrink(redact(clean(plain(arguments))))
         result_status = status or ("ok" if envelope and envelope["ok"] else (envelope or {}).get("error", "pending"))
         message = "; ".join(p for p in (note, (envelope or {}).get("message", "")) if p)
         step = Step(len(state.steps) + 1, tool, safe_args, decision, envelope, duration_ms, str(use.get("id")))
@@ -296,8 +313,8 @@ class AgentRuntime:
     def _not_done(self, session: _Session, item: UnfinishedStep) -> None:
         """Audit a requested step that no tool call was made for, with the reason it was not done."""
         state = session.state
-        tool, arguments = item.tool or "none", {"requested": item.request}
-        envelope = failure("not_done", f"Not done: {item.reason}.")
+        tool, arguments = clean_text(str(item.tool or "none"))[:80], {"requested": clean_text(str(item.request))}
+        envelope = failure("not_done", f"Not done: {clean_text(str(item.reason))}.")
         step = Step(len(state.steps) + 1, tool, arguments, "not_done", envelope, 0.0, "")
         self.audit.record_step(run_id=state.run_id, step=step.step, user=state.user, role=state.role, tool=tool,
                                arguments=redact(arguments), decision="not_done", duration_ms=0.0,
@@ -306,7 +323,17 @@ class AgentRuntime:
 
     def _finish(self, state: RunState, status: str, text: str) -> None:
         state.status = status  # type: ignore[assignment]
-        state.final_text = text
+        state.final_text = self._shown(text)
+
+    def _shown(self, text: str) -> str:
+        """Text for people: storable, and without links or images to hosts outside the allow-list."""
+        return safe_text(clean_text(str(text)), self.allowed_link_hosts)
+
+    def _warm(self, session: _Session, tool: Tool) -> None:
+        """Load what the tool needs (model, store) before its deadline starts; a failure is left to the tool."""
+        remaining = max(self.policy.max_seconds - self._elapsed(session), 0.001)
+        warm = tool.warm
+        execute(f"{tool.name} warm-up", lambda: warm(session.ctx), timeout_s=remaining, retries=0)
 
     def _elapsed(self, session: _Session) -> float:
         return session.state.active_s + (self._clock() - session.started)
@@ -315,3 +342,20 @@ class AgentRuntime:
 def plain(value: Any) -> Any:
     """``value`` as plain JSON data (dates and models turned into strings and dicts)."""
     return to_jsonable_python(value, fallback=str)
+
+
+def _intake(use: Any) -> dict[str, Any]:
+    """A proposed call as the run keeps it: text cleaned, arguments bounded; ``problem`` when they are too big."""
+    problem = argument_problem(use.input)
+    stored = clean(use.input, PREVIEW_DEPTH, PREVIEW_ITEMS) if problem else clean(use.input)
+    block = {"type": "tool_use", "id": clean_text(str(use.id))[:200], "name": clean(use.name, 1, 1),
+             "input": stored}
+    return {**block, "problem": problem} if problem else block
+
+
+def _message(response: ChatResponse, uses: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model's turn as an assistant message, built from the cleaned calls."""
+    calls = iter(uses)
+    content = [{"type": "text", "text": clean_text(block.text)} if isinstance(block, TextBlock)
+               else {k: v for k, v in next(calls).items() if k != "problem"} for block in response.content]
+    return {"role": "assistant", "content": content}

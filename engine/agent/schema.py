@@ -1,9 +1,10 @@
 """A tool's JSON Schema, derived from its typed signature, and argument checking against it.
 
 The signature becomes a pydantic model (``extra="forbid"``); its JSON Schema is what the
-model sees. Arguments are checked first with ``jsonschema`` (Draft 2020-12, formats on),
-whose messages go back to the model, then converted by the pydantic model (e.g. ISO
-strings to dates); a value either check rejects never reaches the tool.
+model sees. Arguments are first bounded in depth and size (:mod:`engine.agent.limits`), then
+checked with ``jsonschema`` (Draft 2020-12, formats on), whose messages go back to the model,
+then converted by the pydantic model (e.g. ISO strings to dates); a value any check rejects
+never reaches the tool.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic_core import to_jsonable_python
 
 from engine.agent.context import ToolContext
 from engine.agent.errors import InvalidArguments
+from engine.agent.limits import argument_problem
 
 MAX_ERRORS = 5
 MAX_MESSAGE = 300
@@ -97,7 +99,13 @@ class ArgumentChecker:
         return self._validator.is_valid(to_jsonable_python(arguments))
 
     def check(self, arguments: Any) -> dict[str, Any]:
-        """Typed keyword arguments for the tool, or InvalidArguments saying what to fix."""
+        """Typed keyword arguments for the tool, or InvalidArguments saying what to fix.
+
+        Arguments too deep or too large to check are refused before the schema sees them.
+        """
+        problem = argument_problem(arguments)
+        if problem:
+            raise InvalidArguments(self._message(problem))
         errors = sorted(self._validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
         if errors:
             problems = [_describe(error) for error in errors[:MAX_ERRORS]]

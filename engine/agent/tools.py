@@ -1,7 +1,9 @@
 """Read-only tools over the engine: search, documents, the reviewed answer pipeline, arithmetic, comparison.
 
 Each tool is a typed function; its docstring is what the model reads and its signature is its
-schema. Ids are constrained by patterns, so ``../x`` never reaches the store.
+schema. Ids are constrained by patterns, so ``../x`` never reaches the store. Document titles
+are passed through :func:`engine.output_safety.safe_text`: a title is shown to people as it is
+given here, so it never carries a link, an image or HTML.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from engine.agent.calculator import evaluate
 from engine.agent.context import ToolContext
 from engine.agent.errors import ToolError
 from engine.agent.figures import DEFAULT_AUTHORITY, prefer_authority, relevant_figures
+from engine.output_safety import safe_text
 
 KB_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 DOC_ID_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9_-]|\.[A-Za-z0-9_-])*\.?$"
@@ -29,11 +32,16 @@ DocId = Annotated[str, Field(pattern=DOC_ID_PATTERN, min_length=1, max_length=12
 Query = Annotated[str, Field(min_length=1, max_length=500, description="What to look for, in plain words.")]
 
 
-def hit_dict(hit: Any) -> dict[str, Any]:
-    """The parts of a SearchHit the model needs, text cut to a readable length."""
+def shown(ctx: ToolContext, text: str | None) -> str:
+    """A title or answer as people may see it: no links or images outside the allowed hosts, no HTML."""
+    return safe_text(text or "", getattr(ctx.settings, "allowed_link_hosts", ()))
+
+
+def hit_dict(hit: Any, ctx: ToolContext | None = None) -> dict[str, Any]:
+    """The parts of a SearchHit the model needs, text cut to a readable length (title made safe with ``ctx``)."""
     text = " ".join((hit.text or "").split())
     return {
-        "doc_id": hit.doc_id, "title": hit.title, "knowledge_base": hit.knowledge_base, "chunk_id": hit.chunk_id,
+        "doc_id": hit.doc_id, "title": shown(ctx, hit.title) if ctx is not None else safe_text(hit.title or ""), "knowledge_base": hit.knowledge_base, "chunk_id": hit.chunk_id,
         "score": round(float(hit.score), 4), "update_date": hit.update_date or "unknown", "page": hit.page,
         "authority": getattr(hit, "authority", DEFAULT_AUTHORITY),
         "text": text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "…",
@@ -59,7 +67,7 @@ def search_knowledge_base(
 
     filters = make_filters(since=since) if since else None
     hits = ctx.store.search(query, kb, mode=mode, k=k, filters=filters)
-    return {"query": query, "knowledge_base": kb or "all", "results": [hit_dict(h) for h in hits]}
+    return {"query": query, "knowledge_base": kb or "all", "results": [hit_dict(h, ctx) for h in hits]}
 
 
 def get_document(ctx: ToolContext, doc_id: DocId) -> dict[str, Any]:
@@ -71,7 +79,7 @@ def get_document(ctx: ToolContext, doc_id: DocId) -> dict[str, Any]:
     info, chunks = ctx.store.get_document(doc_id)
     text = "\n\n".join(chunk["text"] for chunk in chunks)
     return {
-        "doc_id": info.doc_id, "title": info.title, "knowledge_base": info.knowledge_base,
+        "doc_id": info.doc_id, "title": shown(ctx, info.title), "knowledge_base": info.knowledge_base,
         "update_date": info.update_date or "unknown", "doc_type": info.doc_type, "chunks": len(chunks),
         "text": text[:DOCUMENT_LIMIT], "truncated": len(text) > DOCUMENT_LIMIT,
     }
@@ -88,7 +96,7 @@ def list_documents(ctx: ToolContext, kb: KbName | None = None) -> dict[str, Any]
     for name in names:
         docs = ctx.store.list_documents(name)
         bases.append({"name": name, "documents": [
-            {"doc_id": d.doc_id, "title": d.title, "update_date": d.update_date or "unknown",
+            {"doc_id": d.doc_id, "title": shown(ctx, d.title), "update_date": d.update_date or "unknown",
              "doc_type": d.doc_type, "chunks": d.chunks} for d in docs]})
     return {"knowledge_bases": bases}
 
@@ -108,10 +116,10 @@ def answer_with_review(ctx: ToolContext, question: Annotated[str, Field(min_leng
     citations = []
     for n in (n for n in cited if 0 < n <= len(answer.evidence)):
         evidence = answer.evidence[n - 1]
-        citations.append({"n": n, "doc_id": evidence.doc_id, "title": evidence.metadata.title,
+        citations.append({"n": n, "doc_id": evidence.doc_id, "title": shown(ctx, evidence.metadata.title),
                           "knowledge_base": evidence.knowledge_base, "chunk_id": evidence.chunk_id,
                           "update_date": evidence.metadata.update_date})
-    return {"question": question, "status": answer.status, "final": answer.final, "citations": citations}
+    return {"question": question, "status": answer.status, "final": shown(ctx, answer.final), "citations": citations}
 
 
 def calculator(expression: Annotated[str, Field(
@@ -144,7 +152,7 @@ def compare_values(
         figures: list[dict[str, Any]] = []
         for hit in ctx.store.search(f"{entity} {attribute}", kb, mode="hybrid", k=8):
             for figure in relevant_figures(hit.text, entity, attribute)[:3]:
-                figures.append({**figure.to_dict(), "doc_id": hit.doc_id, "title": hit.title,
+                figures.append({**figure.to_dict(), "doc_id": hit.doc_id, "title": shown(ctx, hit.title),
                                 "knowledge_base": hit.knowledge_base, "chunk_id": hit.chunk_id,
                                 "update_date": hit.update_date or "unknown",
                                 "authority": getattr(hit, "authority", DEFAULT_AUTHORITY)})

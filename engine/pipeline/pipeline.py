@@ -14,6 +14,7 @@ from engine.config import Settings
 from engine.answerability import AnswerabilityEvaluator, refusal_text
 from engine.errors import EngineError, KnowledgeBaseError, SearchError
 from engine.orchestration import StrategyRouter, StrategyStore
+from engine.output_safety import safe_answer
 from engine.orchestration.strategy import Strategy
 from engine.perception.followup import resolve_followup
 from engine.pipeline.options import AskOptions
@@ -209,7 +210,7 @@ class Pipeline:
                      "The unverified answer is kept in the trace.")
         elif status == "success" and judged.verdict == "ambiguous":
             final = f"{final}\n\nCaveat: {judged.reason}"
-        return Answer(
+        return safe_answer(Answer(
             question=question, intent=intent, tasks=tuple(tasks), evidence=retrieved.evidence, draft=outcome["draft"],
             reviews=outcome["reviews"], revised=outcome["revised"], final=final, validation=validation, status=status,
             answerability=judged,
@@ -219,7 +220,7 @@ class Pipeline:
                    "rounds": outcome["rounds"], "refusal_reason": outcome.get("refusal_reason"),
                    "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved),
                    **({"user": options.user} if options.user else {}), **followup},
-        )
+        ), self.settings.allowed_link_hosts)  # links and images in documents never reach the answer as links
 
     def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions) -> dict:
         evidence = retrieved.evidence

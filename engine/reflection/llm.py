@@ -8,6 +8,7 @@ from engine import prompts
 from engine.llm.base import Provider
 from engine.llm.errors import StructuredOutputError
 from engine.llm.structured import structured_call
+from engine.reflection.injection import with_injection_issues
 from engine.reflection.schema import REVIEW_TOOL, format_failure, review_from_payload
 from engine.results import Evidence, Intent, Review
 
@@ -154,5 +155,5 @@ class LLMReviewer:
                 model=self.model,
             )
         except StructuredOutputError as exc:
-            return format_failure(str(exc))
-        return review_from_payload(payload)
+            return with_injection_issues(format_failure(str(exc)), evidence, answer)
+        return with_injection_issues(review_from_payload(payload), evidence, answer)

@@ -76,7 +76,7 @@ def refusal_message(review: Review | None, limit: int = 3) -> str:
         if review is not None:
             detail += f" ({review.confidence:.2f})"
         return f"{REFUSAL_PREFIX}: {detail}."
-    order = ("fact", "citation", "logic", "overconfidence", "format")
+    order = ("injection", "fact", "citation", "logic", "overconfidence", "format")
     ranked = sorted(review.issues, key=lambda i: order.index(i.type))
     seen: list[str] = []
     for issue in ranked:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine.reflection.focus import Focus, as_written, asks_for, match, missing_from, question_focus
+from engine.reflection.injection import injection_issues, is_note
 from engine.reflection.judge import Judgement, OfflineJudge, SupportJudge
 from engine.reflection.schema import review_from_payload
 from engine.reflection.support import (
@@ -46,7 +47,7 @@ from engine.reflection.text import (
 )
 from engine.results import Evidence, Review
 
-_PENALTY = {"fact": 0.5, "citation": 0.75, "overconfidence": 0.8, "logic": 0.6, "format": 0.3}
+_PENALTY = {"fact": 0.5, "citation": 0.75, "overconfidence": 0.8, "logic": 0.6, "format": 0.3, "injection": 0.3}
 NEAR_SUPPORT = 0.1
 """A statement scoring within this of the judge's threshold, with a figure missing, is reported as a wrong
 figure (with the evidence's figure as a correction) rather than as unsupported. It changes the wording
@@ -159,8 +160,10 @@ class OfflineReviewer:
                               for reason in unaddressed(question, answer, evidence, subjects=not relevance))
         if not checked:
             issues.append(_issue("format", "The answer makes no statement that can be checked against the evidence."))
-        corrections = _corrections(found, answer)
-        confidence = _confidence(checked, issues)
+        planted, dropped = injection_issues(evidence, sentences, answer)
+        issues.extend(planted)
+        corrections = dropped + _corrections(found, answer)  # a relayed instruction goes before any other fix
+        confidence = _confidence(checked, [i for i in issues if not is_note(i)])
         supported = sum(1 for f in checked if not f.issues)
         reasoning = (f"Checked {len(checked)} statement(s) against {len(evidence)} evidence chunk(s): "
                      f"{supported} supported, {len(issues)} issue(s).")
@@ -419,7 +422,7 @@ def _issue(kind: str, description: str, location: str = "") -> dict[str, str]:
 
 def _payload(checked: list, issues: list, corrections: list, confidence: float, reasoning: str) -> dict[str, Any]:
     return {
-        "valid": not issues,
+        "valid": not [i for i in issues if not is_note(i)],  # a note on the evidence does not fail the answer
         "issues": issues,
         "corrections": corrections,
         "confidence": confidence,

@@ -14,7 +14,7 @@ import jsonschema
 from engine.llm.base import ToolSpec
 from engine.results import Review, ReviewIssue
 
-ISSUE_TYPES = ["citation", "fact", "logic", "overconfidence", "format"]
+ISSUE_TYPES = ["citation", "fact", "logic", "overconfidence", "format", "injection"]
 FORMAT_FAILURE_CONFIDENCE = 0.1
 
 REVIEW_SCHEMA: dict[str, Any] = {

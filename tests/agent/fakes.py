@@ -10,6 +10,7 @@ from typing import Any
 from engine.agent import AgentRuntime, AuditLog, Policy, RateLimiter, ToolContext, ToolRegistry, default_registry
 from engine.config import load_settings
 from engine.errors import KnowledgeBaseError
+from engine.llm.base import ChatResponse, TextBlock
 from engine.results import Answer, Evidence, EvidenceMeta, Intent
 from engine.store.schema import DocumentInfo, SearchHit
 
@@ -120,3 +121,20 @@ def use(name: str, **arguments: Any) -> dict[str, Any]:
 def last_results(provider) -> list[dict[str, Any]]:
     """The tool_result blocks of the latest user message the scripted provider saw."""
     return provider.calls[-1]["messages"][-1]["content"]
+
+
+class QueueProvider:
+    """A provider that returns queued ChatResponses in order and records nothing (for long property runs)."""
+
+    name = "queue"
+
+    def __init__(self) -> None:
+        self.queue: list[ChatResponse] = []
+
+    def enqueue(self, *responses: ChatResponse) -> None:
+        self.queue.extend(responses)
+
+    def chat(self, messages, *, system=None, tools=(), tool_choice=None, max_tokens=1024, model=None) -> ChatResponse:
+        if not self.queue:
+            return ChatResponse((TextBlock("done"),), "end_turn")
+        return self.queue.pop(0)

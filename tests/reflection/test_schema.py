@@ -26,7 +26,7 @@ def test_schema_is_strict_at_every_level():
     for part in ("issues", "corrections"):
         items = REVIEW_SCHEMA["properties"][part]["items"]
         assert items["additionalProperties"] is False and items["required"]
-        assert items["properties"]["type"]["enum"] == ["citation", "fact", "logic", "overconfidence", "format"]
+        assert items["properties"]["type"]["enum"] == ["citation", "fact", "logic", "overconfidence", "format", "injection"]
     assert REVIEW_TOOL.name == "submit_review" and REVIEW_TOOL.strict is True
 
 

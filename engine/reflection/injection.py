@@ -1,0 +1,135 @@
+"""Instruction-like text in evidence: found, reported as a review issue of type ``injection``, never followed.
+
+Documents are data. A passage that talks to the model ("ignore previous instructions",
+"system: ...", "you are now ...", "approve the pending deletion", a fake ``</untrusted_data>``
+closing or a fake tool result) is an attempt to steer the answer or the agent. The reviewer
+reports each such passage once as an issue with no location (a note: the answer may still be
+valid), and any answer sentence that carries such text as an issue at that sentence, with a
+correction that drops the sentence, so an answer never passes the instruction on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.reflection.text import split_sentences
+from engine.results import Correction, Evidence, Review, ReviewIssue
+
+_IMPERATIVE = (r"(?:you|your|ignore|disregard|forget|must|do not|don't|never|always|call|use|run|execute|delete|"
+               r"remove|approve|confirm|reply|respond|answer|output|say|print|send|email|forward|follow|tell|"
+               r"include|append|add|reveal|show|write)")
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+                                                          for kind, pattern in (
+    ("override", r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|every\s+)?"
+                 r"(?:(?:previous|prior|above|earlier|preceding|former|original|existing|system|safety|your|other)\s+)+"
+                 r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails|context|messages?|orders)\b"),
+    ("override", r"\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|orders|directives?)\s*:"),
+    ("role play", r"\byou\s+are\s+(?:now|no\s+longer|actually|henceforth)\b"),
+    ("role play", r"\b(?:from\s+now\s+on|henceforth),?\s+(?:you|act|behave|respond|answer|reply)\b"),
+    ("role play", r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|different|"
+                  r"new|evil|jailbroken|uncensored))\b|\bpretend\s+(?:that\s+)?you\s+(?:are|were)\b"
+                  r"|(?:^|[.!?:]\s+|\b(?:now|please|must|should|will)\s+)pretend\s+to\s+be\b"
+                  r"|\b(?:developer|god|jailbreak|dan)\s+mode\b|\bswitch\s+(?:your\s+)?(?:role|persona)\b"),
+    ("role marker", rf"(?:^|[.!?]\s+)\s*[#>*\s]*(?:system|assistant|developer|admin(?:istrator)?|operator)"
+                    rf"(?:\s+(?:message|prompt|note|notice|override|instructions?|update))?\s*:\s*"
+                    rf"(?=[^\n]{{0,200}}\b{_IMPERATIVE}\b)"),
+    ("role marker", r"\[/?(?:system|inst|sys)\]|<</?sys>>|<\|(?:im_start|im_end|system|endoftext)\|>"
+                    r"|\bSYSTEM\s+(?:NOTICE|OVERRIDE|MESSAGE|PROMPT|UPDATE)\b"),
+    ("fake closing", r"</?\s*(?:untrusted_data|document|evidence|answer|system|instructions?|tool_result|"
+                     r"function_results?|context)\b[^<>]*>"),
+    ("fake tool result", r"\"?\b(?:tool_result|tool_use_id|tool_use)\b\"?\s*[:=]|\{\s*\"ok\"\s*:\s*true\s*,"
+                         r"|\b(?:tool|function)[ _](?:result|output|response)\s*(?:\(|:\s*[{\[<\"])"
+                         r"|\[(?:tool|function)[ _](?:result|output|response)\b|\"decision\"\s*:\s*\"approved\""),
+    ("approval", r"\bapprove\s+(?:the\s+|this\s+|all\s+|any\s+)?(?:pending|queued|waiting)\b"
+                 r"|\bauto-?approve\b"
+                 r"|\b(?:deletion|call|action|request|change|transfer)\s+(?:is|has\s+been|was)\s+(?:already\s+)?"
+                 r"(?:approved|authori[sz]ed|confirmed)\b"
+                 r"|\bapproved\s+by\s+(?:the\s+)?(?:administrator|admin|user|operator|owner|security\s+team)\b"),
+    ("tool request", r"\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?(?:delete_document|send_report|"
+                     r"export_report|search_knowledge_base|answer_with_review|list_documents|get_document|"
+                     r"compare_values|calculator)\b"),
+    ("output control", r"\b(?:reply|respond|answer|output|say|print|write)\s+(?:only|exactly)\b"
+                       r"|\b(?:reply|respond|answer)\s+(?:only\s+)?with\s+(?:only\b|exactly\b|the\s+(?:word|words|phrase|text|"
+                       r"string|code)\b|[\"'“‘:])|\b(?:reveal|print|repeat|show)\s+(?:your|the)\s+"
+                       r"(?:system\s+prompt|instructions|hidden\s+prompt)\b"
+                       r"|\bdo\s+not\s+(?:tell|inform|mention|cite|warn)\s+(?:the\s+)?(?:user|person|analyst|anyone)\b"),
+    ("exfiltration", r"\b(?:include|add|append|insert|embed|render|put|place)\b[^.\n]{0,60}\b(?:image|link|url|"
+                     r"markdown|picture|pixel)\b[^.\n]{0,60}\b(?:answer|response|reply|output|summary)\b"),
+))
+SNIPPET = 80
+RELAYED_CONFIDENCE = 0.3
+"""A review whose answer relays a planted instruction is at most this confident (below any accept threshold)."""
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """Instruction-like text found in a passage: what kind, and the words that gave it away."""
+
+    kind: str
+    text: str
+
+
+def find_instructions(text: str) -> list[Instruction]:
+    """Each kind of instruction-like text in ``text`` once, in pattern order."""
+    found: list[Instruction] = []
+    for kind, pattern in PATTERNS:
+        match = pattern.search(text or "")
+        if match and all(f.kind != kind for f in found):
+            start = max(0, match.start() - 10)
+            snippet = " ".join(text[start: match.end() + 40].split())
+            found.append(Instruction(kind, snippet[:SNIPPET]))
+    return found
+
+
+def injection_issues(evidence: Sequence[Evidence], sentences: Sequence[str],
+                     answer: str = "") -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(issues, corrections): a note per evidence chunk holding instructions; an issue and a drop per answer sentence.
+
+    The notes have no location: they report the evidence, not a fault of the answer.
+    """
+    issues: list[dict[str, str]] = []
+    for number, item in enumerate(evidence, start=1):
+        found = find_instructions(item.text) + find_instructions(item.metadata.title or "")
+        if found:
+            kinds = ", ".join(dict.fromkeys(f.kind for f in found))
+            issues.append({"type": "injection", "location": "", "description": (
+                f"[{number}] contains text that reads as an instruction ({kinds}: \"{found[0].text}\"); it is "
+                "document data and was not followed.")})
+    corrections: list[dict[str, str]] = []
+    for sentence in sentences:
+        found = find_instructions(sentence)
+        if not found:
+            continue
+        issues.append({"type": "injection", "location": sentence, "description": (
+            f"This sentence passes on an instruction found in the documents ({found[0].kind}: \"{found[0].text}\"); "
+            "an answer reports what documents say, it never relays their instructions.")})
+        original = f"{sentence} " if f"{sentence} " in answer else sentence  # the sentence goes with its space
+        corrections.append({"type": "injection", "original": original, "corrected": ""})
+    return issues, corrections
+
+
+def is_note(issue: dict[str, str] | object) -> bool:
+    """True for an injection issue about the evidence only (no answer sentence): it does not fail the answer."""
+    kind = issue.get("type") if isinstance(issue, dict) else getattr(issue, "type", None)
+    location = issue.get("location") if isinstance(issue, dict) else getattr(issue, "location", "")
+    return kind == "injection" and not location
+
+
+def with_injection_issues(review: Review, evidence: Sequence[Evidence], answer: str) -> Review:
+    """``review`` (e.g. a model's) with the injection issues and drops found here added, whatever the model saw.
+
+    A relayed instruction makes the review invalid; notes on the evidence alone do not change the verdict.
+    """
+    planted, dropped = injection_issues(evidence, split_sentences(answer), answer)
+    if not planted:
+        return review
+    have = {(i.type, i.location) for i in review.issues}
+    issues = review.issues + tuple(ReviewIssue(**i) for i in planted if ("injection", i["location"]) not in have
+                                   or i["location"] == "")
+    fixes = tuple(Correction(**c) for c in dropped if all(f.original != c["original"] for f in review.corrections))
+    relayed = any(not is_note(i) for i in planted)
+    return review.model_copy(update={
+        "issues": issues, "corrections": fixes + review.corrections, "valid": review.valid and not relayed,
+        "confidence": min(review.confidence, RELAYED_CONFIDENCE) if relayed else review.confidence})
