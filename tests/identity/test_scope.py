@@ -64,3 +64,11 @@ def test_a_pipeline_over_the_view_never_cites_the_hidden_base(store):
     assert pipeline.store is store  # the shared pipeline is unchanged
     full = pipeline.run("What is the zephyrine manifold tolerance?", AskOptions(provider="offline"))
     assert any(e.knowledge_base == "faq" for e in full.evidence)  # the base is there for someone who may read it
+
+
+def test_every_public_store_method_has_a_filtered_counterpart():
+    from engine.store import KnowledgeBaseStore
+
+    public = {name for name in dir(KnowledgeBaseStore) if not name.startswith("_")}
+    missing = sorted(public - set(dir(ScopedStore)))
+    assert not missing, f"ScopedStore must define filtered versions of {missing} (engine/identity/scope.py)"
