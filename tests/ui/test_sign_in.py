@@ -107,3 +107,14 @@ def test_a_deletion_is_approved_by_another_user_not_by_the_one_who_asked(app, us
     steps = [s for s in AuditLog.in_data_dir(users).steps() if s["tool"] == "delete_document"]
     assert [s["decision"] for s in steps] == ["confirmation_required", "approved"]
     assert {s["user"] for s in steps} == {"alice"} and "approved by bob" in steps[-1]["message"]
+
+
+@pytest.mark.parametrize("name", ["vera", "mona"])
+def test_every_page_renders_for_a_viewer_and_a_user_with_one_base(app, users, name):
+    at = sign_in(app, name)
+    for page in ("documents", "strategy", "agent", "traces", "experiments"):
+        at.switch_page(f"pages/{page}.py").run()
+        assert not at.exception, (page, at.exception)
+    if name == "vera":
+        assert any("may read saved experiments but not run one" in c.value for c in at.caption)
+        assert next(b for b in at.button if b.key == "experiments.run").disabled
