@@ -29,9 +29,11 @@ from tests.reliability.crash_ingest import KB
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20240611
-RANDOM_TRIALS = 3
-KILL_WINDOW_S = 4.0
-"""Random kills land within this many seconds after the worker is ready: about its whole ingest on two cores."""
+RANDOM_TRIALS = 4
+CALLS = 3
+KILL_WINDOW_S = 0.8
+"""A random kill lands this many seconds at most into a random one of the worker's ingest calls (each takes about
+0.5 to 1.5 s on two cores: parsing, embedding, the commit, then index work)."""
 
 
 def write_corpus(folder: Path) -> Path:
@@ -39,7 +41,7 @@ def write_corpus(folder: Path) -> Path:
     for n in range(6):
         steps = " ".join(f"Step {s} of task {n}: inspect panel {n}{s}, record the reading and sign the card."
                          for s in range(10))
-        extra = " Lockwire the caliper bolts after torquing them." if n == 3 else ""
+        extra = " Lockwire the caliper bolt after torquing it." if n == 3 else ""
         (folder / f"task-{n}.md").write_text(f"# Task card {n}\n\nTask code tc{n}x.{extra} {steps}\n")
     return folder
 
@@ -58,17 +60,21 @@ def open_store(data_dir: Path) -> KnowledgeBaseStore:
     return KnowledgeBaseStore(settings, embedder=get_embedder(settings.embedding_model, settings.embed_batch_size))
 
 
-def run_and_kill(data_dir: Path, folder: Path, calls: int, kill_after_s: float | None) -> int:
-    """Start the worker; SIGKILL it ``kill_after_s`` seconds after it is ready (None: it kills itself)."""
+def run_and_kill(data_dir: Path, folder: Path, calls: int, kill_at: tuple[int, float] | None) -> int:
+    """Start the worker; SIGKILL it ``kill_at = (call, seconds)`` seconds into its ingest call number ``call``
+    (None: it kills itself right after its first commit)."""
     command = [sys.executable, "-m", "tests.reliability.crash_ingest", str(data_dir), str(folder), "--calls",
-               str(calls)] + (["--die-after-commit"] if kill_after_s is None else [])
+               str(calls)] + (["--die-after-commit"] if kill_at is None else [])
     worker = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ready, _, _ = select.select([worker.stdout], [], [], 240)
         assert ready and worker.stdout.readline().strip() == "ready", worker.stderr.read()[-2000:]
-        if kill_after_s is not None:
-            time.sleep(kill_after_s)
+        if kill_at is not None:
+            call, seconds = kill_at
+            for _ in range(call):  # "done N" after each finished call
+                assert worker.stdout.readline().startswith("done"), worker.stderr.read()[-2000:]
+            time.sleep(seconds)
             worker.send_signal(signal.SIGKILL)
         return worker.wait(timeout=240)
     finally:
@@ -98,7 +104,7 @@ def check_healed(store: KnowledgeBaseStore, folder: Path, chunks: dict[str, int]
 
 def test_killed_right_after_the_data_commit(tmp_path, corpus):
     folder, chunks = corpus
-    code = run_and_kill(tmp_path / "data", folder, calls=1, kill_after_s=None)
+    code = run_and_kill(tmp_path / "data", folder, calls=1, kill_at=None)
     assert code == -signal.SIGKILL
     store = open_store(tmp_path / "data")
     assert check_all_or_nothing(store, chunks) == len(chunks)  # the commit landed whole
@@ -110,8 +116,7 @@ def test_killed_at_random_moments(tmp_path, corpus):
     rng = random.Random(SEED)
     for trial in range(RANDOM_TRIALS):
         data_dir = tmp_path / f"trial-{trial}"
-        delay = rng.uniform(0.0, KILL_WINDOW_S)
-        run_and_kill(data_dir, folder, calls=3, kill_after_s=delay)
+        run_and_kill(data_dir, folder, calls=CALLS, kill_at=(rng.randrange(CALLS), rng.uniform(0.0, KILL_WINDOW_S)))
         store = open_store(data_dir)
         store.list_knowledge_bases()
         check_all_or_nothing(store, chunks)
