@@ -48,7 +48,7 @@ class KnowledgeBaseStore:
         self._embedder = embedder
         self._write_lock = threading.Lock()
         self._locks = BaseLocks(settings.data_dir / "locks")
-        self._keyword_ready: set[tuple[str, int]] = set()  # (kb, table version) seen with a full-text index
+        self._keyword_ready: dict[str, int] = {}  # kb -> the last table version seen with a full-text index
         self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
@@ -248,15 +248,14 @@ class KnowledgeBaseStore:
     def _keyword_index_ready(self, kb: str, table) -> None:
         """Before a keyword search: build the full-text index if it is missing (a crash between a first write and
         its index build leaves it so). On failure the search goes on with LanceDB's unindexed scan."""
-        key = (kb, table.version)
-        if key in self._keyword_ready:
+        if self._keyword_ready.get(kb) == table.version:
             return
         if FTS_INDEX not in index_names(table) and table.count_rows() > 0:
             result = self.maintain(kb)
             if result.pending:
                 return
             table.checkout_latest()
-        self._keyword_ready.add((kb, table.version))
+        self._keyword_ready[kb] = table.version
 
     def delete_document(self, doc_id: str, kb: str) -> int:
         """Remove every chunk of a document; returns how many were removed."""
@@ -276,7 +275,7 @@ class KnowledgeBaseStore:
             self._db.drop_table(TABLE_PREFIX + kb)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
-        self._keyword_ready = {key for key in self._keyword_ready if key[0] != kb}
+        self._keyword_ready.pop(kb, None)
 
     # -- searching ----------------------------------------------------------
     def search(
