@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -88,8 +89,8 @@ def list_traces(
     status: Annotated[Literal["success", "refused", "failure"] | None, Query()] = None,
     provider: Annotated[str | None, Query(max_length=200)] = None,
     strategy_version: Annotated[str | None, Query(max_length=64)] = None,
-    since: Annotated[str | None, Query(max_length=32, pattern=r"^\d{4}-\d{2}-\d{2}([T ][0-9:.+Z-]*)?$",
-                                       description="ISO date or time; runs created at or after it")] = None,
+    since: Annotated[datetime | None, Query(description="ISO date or time (UTC unless it says otherwise); runs "
+                                            "created at or after it")] = None,
     issue_type: Annotated[str | None, Query(max_length=64, description="e.g. citation, validation:timeliness")
                           ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
@@ -97,8 +98,10 @@ def list_traces(
 ) -> dict[str, Any]:
     """Only runs over bases you may read (a run that failed before touching any base: only if you asked it)."""
     readable = engine.readable(identity)
-    filters = {"status": status, "provider": provider, "strategy_version": strategy_version, "since": since,
-               "issue_type": issue_type}
+    if since is not None and since.tzinfo is not None:
+        since = since.astimezone(timezone.utc).replace(tzinfo=None)
+    filters = {"status": status, "provider": provider, "strategy_version": strategy_version,
+               "since": since.isoformat() if since else None, "issue_type": issue_type}
     runs = engine.traces.list(limit=limit, offset=offset, readable=readable, user=identity.name, **filters)
     return {"traces": [r.to_dict() for r in runs], "limit": limit, "offset": offset,
             "next_offset": offset + len(runs) if len(runs) == limit else None}

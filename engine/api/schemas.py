@@ -53,8 +53,11 @@ class RagRequest(_Body):
     _query = field_validator("query")(_words)
 
 
+PassageText = Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
 class Passage(_Body):
-    text: str = Field(min_length=1, max_length=20_000)
+    text: PassageText
     title: str | None = Field(default=None, max_length=300)
 
 
@@ -65,8 +68,8 @@ class ReviewRequest(_Body):
     ]})
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION)
-    passages: list[str | Passage] = Field(min_length=1, max_length=50,
-                                          description="the evidence, numbered [1]..[n] in this order")
+    passages: list[PassageText | Passage] = Field(min_length=1, max_length=50,
+                                                  description="the evidence, numbered [1]..[n] in this order")
     answer: str = Field(min_length=1, max_length=20_000, description="the answer to check against the passages")
 
     _question = field_validator("question", "answer")(_words)

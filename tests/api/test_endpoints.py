@@ -186,3 +186,19 @@ def test_metrics_count_requests_stage_latency_refusals_and_validation_failures(o
     assert 'workbench_validation_failures_total{kind="request"}' in text
     refusals = next(line for line in text.splitlines() if line.startswith("workbench_refusals_total"))
     assert float(refusals.split()[-1]) >= 1
+
+
+@pytest.mark.parametrize(("path", "payload", "says"), [
+    ("/v1/review", {"question": "q", "passages": [""], "answer": "a"}, "passages.0"),
+    ("/v1/review", {"question": "q", "passages": [{"text": ""}], "answer": "a"}, "passages.0"),
+])
+def test_empty_passages_are_refused(open_client, path, payload, says):
+    response = open_client.post(path, json=payload)
+    assert response.status_code == 422 and says in response.json()["error"]
+
+
+def test_traces_since_takes_a_real_date_or_time(open_client):
+    open_client.post("/v1/ask", json={"question": "What is the axle nut torque?", "reflection": False})
+    assert open_client.get("/v1/traces", params={"since": "1043-63-70T5:"}).status_code == 422
+    assert open_client.get("/v1/traces", params={"since": "2999-01-01"}).json()["traces"] == []
+    assert open_client.get("/v1/traces", params={"since": "2000-01-01T00:00:00+02:00"}).json()["traces"]
