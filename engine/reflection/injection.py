@@ -25,7 +25,29 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
     ("override", r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|every\s+)?"
                  r"(?:(?:previous|prior|above|earlier|preceding|former|original|existing|system|safety|your|other)\s+)+"
                  r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails|context|messages?|orders)\b"),
-    ("override", r"\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|orders|directives?)\s*:"),
+    ("override", r"\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|orders|directives?)\s*:"
+                 r"|\b(?:ignore|disregard|forget)\s+(?:everything|anything|all)\s+(?:before|above|prior|said|you)"
+                 r"|\bstop\s+following\s+(?:your|the|all|any)\s+(?:\w+\s+)?(?:instructions|rules|guidelines|prompt)\b"
+                 r"|\byour\s+(?:new|real|actual|true)\s+(?:task|role|job|goal|objective|purpose|instructions?)\b"
+                 r"|\b(?:disobey|overlook|set\s+aside|abandon|drop)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?"
+                 r"(?:(?:previous|prior|above|given|earlier|current)\s+)?(?:rules|guidance|instructions|guidelines|prompt)\b"
+                 r"|\b(?:supersedes?|overrides?|replaces?|cancels?)\s+(?:all\s+)?(?:your|the)\s+(?:system\s+)?"
+                 r"(?:instructions|rules|prompt|guidelines)\b"
+                 r"|\bforget\s+(?:all\s+)?(?:that|this|everything|it\s+all)\b"
+                 r"|[=#*~-]{3,}\s*end\s+of\s+(?:the\s+)?(?:document|context|data|input|passage)\b"),
+    ("addressing the model", r"\b(?:dear|attention|hey|note\s+(?:to|for))\s+(?:the\s+)?(?:ai|a\.i\.|assistant|"
+                             r"chatbot|bot|language\s+models?|llms?|model|gpt|claude)\b"
+                             r"|\bas\s+an?\s+(?:ai|a\.i\.|language\s+model|llm|assistant)\b[^.\n]{0,40}\b(?:you|must|should|will)\b"
+                             r"|\b(?:if|when)\s+you\s+(?:are\s+an?\s+(?:ai|language\s+model|llm|assistant)|read\s+this)\b"
+                             r"|\b(?:hidden|secret)\s+(?:instruction|message|note|prompt)s?\b"
+                             r"|\bbefore\s+(?:answering|responding|replying)\s*,"
+                             r"|\b(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:ai|a\.i\.|automated|machine)\s+"
+                             r"(?:readers?|agents?|systems?|models?|assistants?|reading)\b"
+                             r"|\b(?:the\s+)?(?:ai|a\.i\.|language\s+model|llm|assistant)\s+(?:reading|processing)\s+"
+                             r"(?:this|it)\b|\bthe\s+assistant\s+(?:must|should|shall|will|calls?|needs?)\b"
+                             r"|\byour\s+(?:answer|reply|response|output)s?\b[^.\n]{0,80}\b(?:add|include|"
+                             r"append|write|say|replace|insert|mention)\b|\bin\s+your\s+(?:answer|reply|response|output)\b"
+                             r"|\brole-?play\s+as\b|\bfrom\s+here\s+on\b"),
     ("role play", r"\byou\s+are\s+(?:now|no\s+longer|actually|henceforth)\b"),
     ("role play", r"\b(?:from\s+now\s+on|henceforth),?\s+(?:you|act|behave|respond|answer|reply)\b"),
     ("role play", r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|different|"
@@ -35,18 +57,32 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
     ("role marker", rf"(?:^|[.!?]\s+)\s*[#>*\s]*(?:system|assistant|developer|admin(?:istrator)?|operator)"
                     rf"(?:\s+(?:message|prompt|note|notice|override|instructions?|update))?\s*:\s*"
                     rf"(?=[^\n]{{0,200}}\b{_IMPERATIVE}\b)"),
-    ("role marker", r"\[/?(?:system|inst|sys)\]|<</?sys>>|<\|(?:im_start|im_end|system|endoftext)\|>"
+    ("role marker", r"(?:^|\n)\s*(?:human|user)\s*:[^\n]*\n\s*(?:assistant|ai|bot)\s*:"
+                    r"|(?:^|[.!?]\s+|\n)\s*(?:assistant|ai|bot)\s*:\s*(?:I\b|I'|ok\b|okay\b|sure\b|done\b)"
+                    r"|\b(?:begin|end)\s+(?:admin|system|developer)\s+(?:override|mode|instructions?)\b"
+                    r"|\[/?(?:system|inst|sys)\]|<</?sys>>|<\|(?:im_start|im_end|system|endoftext)\|>"
                     r"|\bSYSTEM\s+(?:NOTICE|OVERRIDE|MESSAGE|PROMPT|UPDATE)\b"),
     ("fake closing", r"</?\s*(?:untrusted_data|document|evidence|answer|system|instructions?|tool_result|"
                      r"function_results?|context)\b[^<>]*>"),
     ("fake tool result", r"\"?\b(?:tool_result|tool_use_id|tool_use)\b\"?\s*[:=]|\{\s*\"ok\"\s*:\s*true\s*,"
                          r"|\b(?:tool|function)[ _](?:result|output|response)\s*(?:\(|:\s*[{\[<\"])"
-                         r"|\[(?:tool|function)[ _](?:result|output|response)\b|\"decision\"\s*:\s*\"approved\""),
+                         r"|\[(?:tool|function)[ _](?:result|output|response)\b|\"decision\"\s*:\s*\"approved\""
+                         r"|\b(?:previous|last|earlier)\s+(?:tool|function)\s+call\s+(?:succeeded|returned|was)"
+                         r"|\bapproved\s*=\s*true\b|\"approved\"\s*:\s*true\b"
+                         r"|\b(?:tool|function)\s+(?:response|result|output)\s*(?:>+|=+|-+>)"
+                         r"|\"status\"\s*:\s*\"(?:approved|authori[sz]ed|granted)\""),
     ("approval", r"\bapprove\s+(?:the\s+|this\s+|all\s+|any\s+)?(?:pending|queued|waiting)\b"
                  r"|\bauto-?approve\b"
                  r"|\b(?:deletion|call|action|request|change|transfer)\s+(?:is|has\s+been|was)\s+(?:already\s+)?"
                  r"(?:approved|authori[sz]ed|confirmed)\b"
-                 r"|\bapproved\s+by\s+(?:the\s+)?(?:administrator|admin|user|operator|owner|security\s+team)\b"),
+                 r"|\bapproved\s+by\s+(?:the\s+)?(?:administrator|admin|user|operator|owner|security\s+team)\b"
+                 r"|\b(?:user|person|administrator|admin|owner|operator|analyst)\s+(?:has|have)\s+(?:already\s+)?"
+                 r"(?:authori[sz]ed|approved|allowed|permitted)\s+you\b"
+                 r"|\bI\s+(?:hereby\s+)?(?:instruct|order|command|authori[sz]e|permit)\s+you\b"
+                 r"|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?(?:authori[sz]ed|permitted|allowed|cleared)\s+to\b"
+                 r"|\b(?:approv\w*|granted|authori[sz]\w*|cleared)\b[^.\n]{0,60}\bdeletion\b"
+                 r"|\b(?:pending|requested)\s+(?:delete|deletion|call)\b[^.\n]{0,60}\b(?:approv\w*|granted|"
+                 r"authori[sz]\w*)\b|\bapprove\s+(?:all\s+|any\s+|the\s+)?pending\b"),
     ("tool request", r"\b(?:call|use|invoke|run|execute|trigger)\s+(?:the\s+)?(?:delete_document|send_report|"
                      r"export_report|search_knowledge_base|answer_with_review|list_documents|get_document|"
                      r"compare_values|calculator)\b"),
@@ -54,7 +90,19 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
                        r"|\b(?:reply|respond|answer)\s+(?:only\s+)?with\s+(?:only\b|exactly\b|the\s+(?:word|words|phrase|text|"
                        r"string|code)\b|[\"'“‘:])|\b(?:reveal|print|repeat|show)\s+(?:your|the)\s+"
                        r"(?:system\s+prompt|instructions|hidden\s+prompt)\b"
-                       r"|\bdo\s+not\s+(?:tell|inform|mention|cite|warn)\s+(?:the\s+)?(?:user|person|analyst|anyone)\b"),
+                       r"|\bdo\s+not\s+(?:tell|inform|mention|cite|warn)\s+(?:the\s+)?(?:user|person|analyst|anyone)\b"
+                       r"|\bdo\s+not\s+cite\s+(?:this|these|the)\s+(?:document|source|passage)s?\b"
+                       r"|\b(?:tell|inform|respond\s+to|reply\s+to|say\s+to)\s+the\s+(?:user|person|analyst|reader)\b"
+                       r"|\b(?:output|print|say|write)\s+(?:the\s+)?(?:following|the\s+word|the\s+phrase)\b"
+                       r"|\bthe\s+correct\s+(?:response|reply|answer)\s+is\b"
+                       r"|\b(?:answer|reply|respond)\s+(?:only\s+)?(?:['\"“‘]\w+['\"”’]|yes|no)\s+to\s+(?:every|all|any)\b"
+                       r"|\b(?:answer|reply|respond|write)\s+(?:only\s+)?in\s+(?:json|capital|all\s+caps|upper\s*case|"
+                       r"pirate|french|german|spanish|code)\b|\btranslate\s+your\s+(?:answer|reply|response)\b"
+                       r"|\b(?:must\s+not|do\s+not|never)\s+reveal\b"
+                       r"|\b(?:classify|summari[sz]e|describe)\s+this\s+(?:document|bulletin|passage|"
+                       r"text|page|file)\s+as\b"
+                       r"|\b(?:print|reveal|dump|leak|list\s+every|list\s+all)\b[^.\n]{0,40}\b(?:passwords?|tokens?|"
+                       r"api\s+keys?|credentials|secrets?)\b"),
     ("exfiltration", r"\b(?:include|add|append|insert|embed|render|put|place)\b[^.\n]{0,60}\b(?:image|link|url|"
                      r"markdown|picture|pixel)\b[^.\n]{0,60}\b(?:answer|response|reply|output|summary)\b"),
 ))
