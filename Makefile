@@ -9,7 +9,7 @@ API_PORT ?= 8000
 API_HOST ?= 127.0.0.1
 PYTEST_ARGS ?=
 
-.PHONY: run dev serve test install bench clean-data
+.PHONY: run dev serve test soak install bench clean-data
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The ten-minute mixed ingest/ask soak (SOAK_SECONDS=60 for a short one); CI runs it after make test.
+soak: $(STAMP)
+	$(PY) -m pytest -m soak -s tests/reliability/test_soak.py
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
