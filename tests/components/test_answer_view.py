@@ -103,3 +103,12 @@ def test_timing_rows_order_and_total():
     assert [r[0] for r in rows] == ["perception", "orchestration", "retrieval", "reflection", "  draft", "  review",
                                     "validation"]
     assert "total 260 ms" in timing_figure(make_answer().timings).layout.title.text
+
+
+def test_every_review_issue_type_has_help_text():
+    from typing import get_args
+
+    from components.answer_panels import TYPE_HELP
+    from engine.results import IssueType
+
+    assert set(get_args(IssueType)) == set(TYPE_HELP)
