@@ -22,13 +22,25 @@ ADDRESS_ATTRIBUTE_SHARE = 0.5
 limit" does not answer "what is the maximum APU oil consumption"."""
 
 
-def _attribute_share(sentence: str, focus: QuestionFocus) -> float:
+def _attribute_share(sentence: str, focus: QuestionFocus, evidence: Sequence[Evidence] = ()) -> float:
+    """Share of the asked attribute's words that ``sentence`` names, out of those its cited evidence uses.
+
+    Words of the question that the cited evidence never uses ("what college preparatory boys' school" against
+    "graduated from Hebron Academy") cannot be expected in an answer quoting it; with nothing cited, all count.
+    """
     from engine.answerability.evaluator import fuzzy_in
 
     if not focus.attribute:
         return 1.0
+    cited = [evidence[n - 1] for n in citations(sentence) if 1 <= n <= len(evidence)]
+    expected = list(focus.attribute)
+    if cited:
+        used = {stem(w) for e in cited for w in words(f"{e.metadata.title} {e.text}")}
+        expected = [a for a in focus.attribute if fuzzy_in(a, used)]
+        if not expected:
+            return 0.0
     own = {stem(w) for w in words(strip_citations(sentence))}
-    return sum(1 for a in focus.attribute if fuzzy_in(a, own)) / len(focus.attribute)
+    return sum(1 for a in expected if fuzzy_in(a, own)) / len(expected)
 
 
 def _names(sentence: str, subject: str, evidence: Sequence[Evidence]) -> bool:
@@ -59,7 +71,7 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         focus = QuestionFocus(asked.answer_type, focus.subjects, asked.attribute, asked.attribute_words)
     if focus.specific:
         valued = [s for s in sentences if typed_values(strip_citations(s), focus.answer_type, question, focus.attribute)
-                  and _attribute_share(s, focus) >= ADDRESS_ATTRIBUTE_SHARE]
+                  and _attribute_share(s, focus, evidence) >= ADDRESS_ATTRIBUTE_SHARE]
         # every subject gets a value said of it (one sentence may serve several; a comparison needs each side)
         stated = bool(valued) and all(any(_names(s, subject, evidence) for s in valued) for subject in focus.subjects)
         if not stated:

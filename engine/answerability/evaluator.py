@@ -245,7 +245,7 @@ class AnswerabilityEvaluator:
             return []
         vectors = self.cache.encode([question] + [s for _, s in rows])
         sims = vectors[1:] @ vectors[0]
-        if focus.answer_type in ("person", "place", "organisation", "date"):
+        if focus.answer_type in ("person", "place", "organisation", "work", "date"):
             prime([s for _, s in rows])
         wanted = set(focus.attribute)
         bridged = _bridges(current, focus)

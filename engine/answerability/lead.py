@@ -15,7 +15,7 @@ from engine.results import AnswerSpan
 _WHAT_IS = re.compile(r"^\W*(?:what|which)\s+(is|are|was|were)\s+(the\s+.+?|.+?)\s*\??\s*$", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\s+(.+?)\s+(is|are|was|were|did|does|do|have|has|had|must|may|can)\b"
                        r"(.*?)\s*\??\s*$", re.IGNORECASE)
-_WHICH_DID = re.compile(r"^\W*(?:which|what)\s+((?:[\w/-]+\s+){0,4}?[\w/-]+)\s+(\w+ed)\s+(.+?)\s*\??\s*$",
+_WHICH_DID = re.compile(r"^\W*(?:which|what)\s+((?:[\w/-]+\s+){0,6}?[\w/-]+)\s+(\w+ed)\s+(.+?)\s*\??\s*$",
                         re.IGNORECASE)
 """"Which directive superseded AD 2022-0193?" -> "The directive that superseded AD 2022-0193 is ..."."""
 _HOW_OFTEN = re.compile(r"^\W*how\s+(?:often|frequently)\s+(must|should|shall|can|may|will|is|are)\s+(.+?)\s+"
@@ -34,6 +34,9 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
     cite = f"[{span.evidence}]"
     value = span.value.strip()
     question = _without_period(question, period, span.sentence)
+    in_place = _in_place(question, value, cite)
+    if in_place:
+        return in_place
     found = _WHAT_IS.match(question.strip())
     if found:
         verb, topic = found.group(1).lower(), _TRAILING.sub("", found.group(2)).strip()
@@ -52,7 +55,9 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
     found = _WHICH_DID.match(first)
     if found and not re.search(r"\b(?:is|are|was|were|do|does|did|has|have|had)\b", found.group(1), re.IGNORECASE):
         thing, verb, rest = found.group(1), found.group(2), _TRAILING.sub("", found.group(3)).strip()
-        return f"The {thing[0].lower()}{thing[1:]} that {verb} {rest} is {value} {cite}."
+        if " " not in thing or not thing[:1].isupper():  # "Which Danish band": a modifier keeps its capital
+            thing = f"{thing[0].lower()}{thing[1:]}"
+        return f"The {thing} that {verb} {rest} is {value} {cite}."
     found = _HOW_MANY.match(question.strip())
     if found:
         thing, rest = found.group(1).strip(), _TRAILING.sub("", found.group(3)).strip()
@@ -64,6 +69,30 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
     if what and about:
         return f"{what} for {about}: {value} {cite}."  # "Airworthiness directive superseded for AD 2022-0193: ..."
     return f"{what or about}: {value} {cite}." if (what or about) else f"Answer: {value} {cite}."
+
+
+def _in_place(question: str, value: str, cite: str) -> str:
+    """A question that asks in place ("X graduated from what school?") answered by putting the value in its place
+    ("X graduated from Hebron Academy [1]."); empty when the question opens with its wh-phrase."""
+    from engine.answerability.question import wh_phrase
+
+    found = wh_phrase(question)
+    if not found or not value:
+        return ""
+    start, end, _ = found
+    before = question[:start].strip()
+    if len(before.split()) < 2 or re.search(r"[.?!;]\s", before) or all(w.lower() in _OPENERS for w in before.split()):
+        return ""
+    if _ASKING.search(before):  # "How many nuts cracked, and which part number replaces it?": asked up front
+        return ""
+    after = re.sub(r"\s*\?\s*$", "", question[end:]).rstrip()
+    said = f"{before} {value}{after}"
+    return f"{said[0].upper()}{said[1:]} {cite}."
+
+
+_ASKING = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|^\W*(?:is|are|was|were|do|does|did|"
+                     r"can|could|has|have|had|should|must|will|would)\b", re.IGNORECASE)
+_OPENERS = frozenset({"in", "by", "for", "from", "to", "with", "at", "on", "of", "under", "during", "and", "so", "then"})
 
 
 def _without_period(question: str, period: str, sentence: str) -> str:

@@ -18,7 +18,7 @@ from engine.reflection.text import STOPWORDS, normalise_phrase, stem, words
 from engine.results import Intent
 
 AnswerType = str
-"""One of: number, date, person, place, organisation, code, definition, reason, procedure, choice, yes_no, other."""
+"""One of: number, date, person, place, organisation, work, code, definition, reason, procedure, choice, yes_no, other."""
 
 # Expected answer types by the wording of the question, tried in order (first match wins).
 _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in (
@@ -79,7 +79,7 @@ class QuestionFocus:
     @property
     def specific(self) -> bool:
         """True when the answer type can be recognised in text (a number, a date, a name, a code)."""
-        return self.answer_type in ("number", "date", "person", "place", "organisation", "code")
+        return self.answer_type in ("number", "date", "person", "place", "organisation", "work", "code")
 
     def describe(self) -> str:
         """The focus in words, for the trace and the refusal message."""
@@ -135,7 +135,59 @@ def answer_type(question: str, intent: Intent | None = None) -> AnswerType:
         return "number"
     if _ASKS_CODE.search(asking):
         return "code"
-    return "other"
+    return head_type(asking)
+
+
+_HEAD_TYPES: dict[str, AnswerType] = {
+    **dict.fromkeys("person people man woman men women actor actress actors actresses author writer novelist poet "
+                    "singer rapper musician guitarist drummer bassist composer songwriter painter sculptor artist "
+                    "player footballer athlete boxer coach manager politician senator president king queen prince "
+                    "princess earl duke emperor leader founder inventor scientist director producer presenter host "
+                    "comedian model journalist dj mother father wife husband son daughter brother sister "
+                    "biographer killer".split(), "person"),
+    **dict.fromkeys("city town country state county province region place location continent island village "
+                    "district capital".split(), "place"),
+    **dict.fromkeys("company organisation organization firm agency label network station channel magazine "
+                    "newspaper band team club university college school academy publisher airline studio party "
+                    "manufacturer family".split(), "organisation"),
+    **dict.fromkeys("year date month decade century".split(), "date"),
+    **dict.fromkeys("show series sitcom film movie album song single book novel game episode programme "
+                    "program".split(), "work"),
+}
+"""The head noun of a "what/which ..." phrase names the type of thing asked ("which Canadian actress" -> person)."""
+_PHRASE_END = frozenset({"is", "was", "are", "were", "did", "does", "do", "has", "have", "had", "can", "could",
+                         "will", "would", "should", "must", "may", "of", "in", "on", "at", "for", "from", "by",
+                         "with", "to", "that", "who", "which", "whose", "and", "or", "the", "a", "an"})
+HEAD_WORDS = 5
+"""Most words read after "what"/"which" when looking for the head noun ("what college preparatory boys' school")."""
+
+
+def wh_phrase(text: str) -> tuple[int, int, str] | None:
+    """Where the asking "what/which <modifiers> <head noun>" phrase stands in ``text``, and its head noun."""
+    for match in re.finditer(r"\b(?:what|which)\s+", text, re.IGNORECASE):
+        run: list[tuple[str, int]] = []
+        for token in list(re.finditer(r"[\w'’-]+|[^\w\s]", text[match.end():]))[:HEAD_WORDS]:
+            word = token.group(0)
+            if not re.match(r"\w", word) or word.lower() in _PHRASE_END:
+                break
+            run.append((word.lower().rstrip("'’"), match.end() + token.end()))
+        known = [(w, end) for w, end in run if _noun_type(w) != "other"]  # "what radio station first played"
+        if known or run:
+            head, end = (known or run)[-1] if known else run[-1]
+            return match.start(), end, head
+    return None
+
+
+def _noun_type(head: str) -> AnswerType:
+    return _HEAD_TYPES.get(head) or _HEAD_TYPES.get(head[:-1] if head.endswith("s") else head, "other")
+
+
+def head_type(asking: str) -> AnswerType:
+    """The answer type named by the head noun of the asking "what/which" phrase, else "other"."""
+    if not re.match(r"^\W*(?:\w+\s+)?(?:what|which)\s", asking, re.IGNORECASE):
+        return "other"
+    found = wh_phrase(asking)
+    return _noun_type(found[2]) if found else "other"
 
 
 def analyse(question: str, intent: Intent) -> QuestionFocus:

@@ -19,6 +19,7 @@ _NER_TYPES = {
     "organisation": ("ORG", "PRODUCT", "WORK_OF_ART", "FAC", "NORP"),
     "place": ("GPE", "LOC", "FAC"),
     "date": ("DATE",),
+    "work": ("WORK_OF_ART", "PRODUCT", "EVENT", "ORG"),
 }
 _YEAR = re.compile(r"(?<![\d.,-])(?:1[0-9]|20)\d{2}(?![\d,])s?")
 _MONTH_DATE = re.compile(
