@@ -8,6 +8,9 @@ PORT   ?= 8501
 API_PORT ?= 8000
 API_HOST ?= 127.0.0.1
 PYTEST_ARGS ?=
+# Fewer glibc malloc arenas: the model's threads otherwise fragment memory and a long-running app creeps up
+# (docs/reliability.md, soak).
+export MALLOC_ARENA_MAX ?= 2
 
 .PHONY: run dev serve test soak install bench clean-data
 

@@ -59,6 +59,12 @@ class Settings(BaseSettings):
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )
+    store_index_cache_mb: int = Field(
+        default=256, ge=8, description="Memory LanceDB may keep for index pages (bounded so a long-running process stays flat).",
+    )
+    store_metadata_cache_mb: int = Field(
+        default=64, ge=8, description="Memory LanceDB may keep for table metadata (manifests of past versions).",
+    )
     text_fallback_encoding: str | None = Field(
         default=None,
         description="Encoding tried when a text file is not valid UTF-8 (e.g. cp1252); unset rejects such files.",

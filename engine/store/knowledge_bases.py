@@ -44,7 +44,9 @@ class KnowledgeBaseStore:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         settings.lancedb_dir.mkdir(parents=True, exist_ok=True)
-        self._db = lancedb.connect(str(settings.lancedb_dir))
+        session = lancedb.Session(index_cache_size_bytes=settings.store_index_cache_mb * 2**20,
+                                  metadata_cache_size_bytes=settings.store_metadata_cache_mb * 2**20)
+        self._db = lancedb.connect(str(settings.lancedb_dir), session=session)
         self._embedder = embedder
         self._write_lock = threading.Lock()
         self._locks = BaseLocks(settings.data_dir / "locks")
