@@ -20,6 +20,15 @@ def require_sign_in() -> Identity:
     if identity is not None:
         return identity
     st.title("Sign in")
+    provider = oidc_provider()
+    if provider is not None:
+        identity = _oidc_sign_in(directory, provider)
+        if identity is not None:
+            st.session_state[IDENTITY] = identity
+            st.rerun()
+        if not directory.has_users:
+            st.stop()
+        st.caption("Or sign in with a workbench password:")
     if not directory.has_users:
         st.error("Sign-in is required (API tokens are configured), but no user has a password. Add users to "
                  "WORKBENCH_USERS with a password_hash from `python -m engine user hash-password`; API tokens "
@@ -41,10 +50,55 @@ def require_sign_in() -> Identity:
     st.stop()
 
 
+def oidc_provider() -> str | None:
+    """The OpenID Connect provider configured in .streamlit/secrets.toml ([auth] or [auth.<name>]), if any:
+    "" for the single default provider, the name otherwise, None when single sign-on is not configured."""
+    try:
+        auth = st.secrets.get("auth")
+    except (FileNotFoundError, KeyError, AttributeError):  # no secrets file at all
+        return None
+    if not auth:
+        return None
+    named = [key for key, value in auth.items() if hasattr(value, "items")]
+    return named[0] if named else ""
+
+
+def _oidc_sign_in(directory, provider: str) -> Identity | None:
+    """The identity of the single-sign-on user when they are signed in and known; else the sign-in button."""
+    info = dict(st.user.to_dict()) if getattr(st.user, "is_logged_in", False) else None
+    if info is None:
+        label_ = f"Sign in with {provider}" if provider else "Sign in with single sign-on"
+        if st.button(label_, type="primary", key="sign_in.oidc"):
+            st.login(provider) if provider else st.login()
+        return None
+    try:
+        return oidc_identity(directory, info)
+    except AuthenticationError as exc:
+        st.error(str(exc))
+        st.button("Sign out of single sign-on", key="sign_in.oidc_out", on_click=st.logout)
+        return None
+
+
+def oidc_identity(directory, info: dict) -> Identity:
+    """The workbench user a single-sign-on account stands for: the WORKBENCH_USERS entry named by its e-mail
+    (or, without one, its subject id); roles and grants come from that entry, never from the provider."""
+    for key in ("email", "preferred_username", "sub"):
+        name = info.get(key)
+        if isinstance(name, str) and name and (info.get("email_verified", True) or key != "email"):
+            identity = directory.identity_for(name)
+            if identity is not None:
+                return identity
+    shown = info.get("email") or info.get("sub") or "this account"
+    raise AuthenticationError(f"{shown} signed in, but is not a workbench user; ask an admin to add it to "
+                              "WORKBENCH_USERS (a password_hash is not needed for single sign-on).")
+
+
 def sign_out() -> None:
     """Forget everything this session held (history, runs, pending confirmations), not just the identity."""
     for key in list(st.session_state.keys()):
         del st.session_state[key]
+    if getattr(st.user, "is_logged_in", False):  # signed in through single sign-on: end that session too
+        st.logout()
 
 
 def render_who() -> None:
