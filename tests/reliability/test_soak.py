@@ -18,7 +18,9 @@ import pytest
 
 from tests.ui.conftest import build_small_store
 
-pytestmark = [pytest.mark.soak, pytest.mark.slow, pytest.mark.integration]
+SECONDS = float(os.environ.get("SOAK_SECONDS", "600"))
+pytestmark = [pytest.mark.soak, pytest.mark.slow, pytest.mark.integration,
+              pytest.mark.timeout(int(SECONDS) + 600)]  # the loop plus building the store and warming up
 
 QUESTIONS = (
     "What is the current final torque for the A320 main landing gear wheel axle nut according to the AMM?",
@@ -29,6 +31,7 @@ QUESTIONS = (
     "qzx vbnm plokij",
 )
 MEMORY_GROWTH_MAX = 0.10
+WARM_UPLOADS = 4
 P95_DRIFT_MAX = 1.5
 
 
@@ -53,14 +56,16 @@ def test_mixed_ingest_and_ask_loop_stays_flat(tmp_path: Path):
     from engine.ingest import Ingestor
     from engine.pipeline import AskOptions, Pipeline
 
-    seconds = float(os.environ.get("SOAK_SECONDS", "600"))
+    seconds = SECONDS
     data = build_small_store(tmp_path)
     settings = load_settings(data_dir=data)
     pipeline = Pipeline(settings)
     ingestor = Ingestor(pipeline.store)
     rng = random.Random(7)
-    for question in QUESTIONS:  # warm every model and cache before the baseline
+    for question in QUESTIONS:  # warm every model, cache and the write path before the baseline
         pipeline.run(question, AskOptions(provider="offline"))
+    for n in range(WARM_UPLOADS):
+        ingestor.ingest_bytes([(f"warm-{n}.md", _note(-1 - n, rng))], "soak")
     baseline = _rss_mb()
     latencies: list[float] = []
     errors: list[str] = []
