@@ -158,13 +158,14 @@ class ParseWorker:
     def _read(proc: subprocess.Popen, size: int, deadline: float) -> bytes | None:
         """``size`` bytes from the worker, or None when it closes its output or the deadline passes first."""
         fd = proc.stdout.fileno()
+        waiter = select.poll()  # not select(): a long-running process may hold descriptors numbered past 1024
+        waiter.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         buffer = bytearray()
         while len(buffer) < size:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not waiter.poll(max(1, int(left * 1000))):
                 continue
             piece = os.read(fd, min(size - len(buffer), READ_STEP))
             if not piece:

@@ -90,3 +90,16 @@ def test_full_size_hostile_file_is_refused_at_the_default_limits(name, build, re
         assert reason in message
         assert seconds < within, f"{seconds:.1f} s"
         assert worker.peak_mb < 1024, f"the worker grew to {worker.peak_mb:.0f} MB"
+
+
+def test_the_worker_is_read_when_the_process_holds_descriptors_past_1024():
+    """A long-running app accumulates open files (index readers); select() fails on descriptors past 1024."""
+    held = []
+    try:
+        while not held or held[-1] <= 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        with ParseWorker(ParseLimits()) as worker:
+            assert worker.parse("good.md", GOOD).title_hint == "Brake wear pin check"
+    finally:
+        for fd in held:
+            os.close(fd)
