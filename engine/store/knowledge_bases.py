@@ -38,15 +38,18 @@ _DOC_COLUMNS = [
 ]
 
 
+REFRESH_AFTER = 32
+"""Index rebuilds after which the store reopens its LanceDB connection (releasing old index readers)."""
+
+
 class KnowledgeBaseStore:
     """Add, list, search and delete documents in named knowledge bases."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         settings.lancedb_dir.mkdir(parents=True, exist_ok=True)
-        session = lancedb.Session(index_cache_size_bytes=settings.store_index_cache_mb * 2**20,
-                                  metadata_cache_size_bytes=settings.store_metadata_cache_mb * 2**20)
-        self._db = lancedb.connect(str(settings.lancedb_dir), session=session)
+        self._db = self._connect()
+        self._maintained = 0  # index rebuilds since the connection was opened (see _refresh_connection)
         self._embedder = embedder
         self._write_lock = threading.Lock()
         self._locks = BaseLocks(settings.data_dir / "locks")
@@ -56,6 +59,18 @@ class KnowledgeBaseStore:
         self._vocabulary_lock = threading.Lock()
 
     # -- plumbing -----------------------------------------------------------
+    def _connect(self):
+        session = lancedb.Session(index_cache_size_bytes=self.settings.store_index_cache_mb * 2**20,
+                                  metadata_cache_size_bytes=self.settings.store_metadata_cache_mb * 2**20)
+        return lancedb.connect(str(self.settings.lancedb_dir), session=session)
+
+    def _refresh_connection(self) -> None:
+        """Every REFRESH_AFTER index rebuilds, open a fresh connection: LanceDB keeps a reader (an open file) for
+        every full-text index version it has searched, so a long-running app would otherwise gain a descriptor
+        per upload. Calls already under way keep the old connection until they finish."""
+        self._maintained += 1
+        if self._maintained >= REFRESH_AFTER:
+            self._db, self._maintained = self._connect(), 0
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -242,7 +257,9 @@ class KnowledgeBaseStore:
         try:
             with self._locks.hold(kb, "maintenance", MAINTENANCE_WAIT_S):  # one at a time; writers go on meanwhile
                 table.checkout_latest()
-                return maintain(table, kb, self.settings)
+                result = maintain(table, kb, self.settings)
+            self._refresh_connection()
+            return result
         except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
             log.warning("index maintenance of %s failed; left for the next ingest or search: %s", kb, exc)
             return MaintenanceResult(kb, pending=f"{type(exc).__name__}: {exc}")
