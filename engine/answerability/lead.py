@@ -74,25 +74,26 @@ def lead_sentence(question: str, span: AnswerSpan, subjects: tuple[str, ...] = (
 def _in_place(question: str, value: str, cite: str) -> str:
     """A question that asks in place ("X graduated from what school?") answered by putting the value in its place
     ("X graduated from Hebron Academy [1]."); empty when the question opens with its wh-phrase."""
-    from engine.answerability.question import wh_phrase
+    from engine.answerability.question import _LEADS, _WH, wh_phrase
 
     found = wh_phrase(question)
     if not found or not value:
         return ""
     start, end, _ = found
     before = question[:start].strip()
-    if len(before.split()) < 2 or re.search(r"[.?!;]\s", before) or all(w.lower() in _OPENERS for w in before.split()):
+    if len(before.split()) < 2 or re.search(r"[.?!;]\s", before) or all(w.lower() in _LEADS for w in before.split()):
         return ""
-    if _ASKING.search(before):  # "How many nuts cracked, and which part number replaces it?": asked up front
+    # "How many nuts cracked, and which part number replaces it?" is asked up front
+    if _WH.search(before) or _AUX_FIRST.match(before):
         return ""
     after = re.sub(r"\s*\?\s*$", "", question[end:]).rstrip()
     said = f"{before} {value}{after}"
     return f"{said[0].upper()}{said[1:]} {cite}."
 
 
-_ASKING = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how)\b|^\W*(?:is|are|was|were|do|does|did|"
-                     r"can|could|has|have|had|should|must|will|would)\b", re.IGNORECASE)
-_OPENERS = frozenset({"in", "by", "for", "from", "to", "with", "at", "on", "of", "under", "during", "and", "so", "then"})
+_AUX_FIRST = re.compile(r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|had|should|must|will|would)\b",
+                        re.IGNORECASE)
+"""A question opening with an auxiliary asks up front (yes/no), never in place."""
 
 
 def _without_period(question: str, period: str, sentence: str) -> str:
