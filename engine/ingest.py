@@ -3,6 +3,10 @@
 Every file gets a status: ``added``, ``unchanged`` (same content hash), ``replaced``
 (changed content; old chunks removed in the same commit) or ``rejected`` with a reason.
 A rejected file writes nothing; the rest of the batch proceeds.
+
+Reading (parse and describe) is done by a :class:`DocumentReader`: in this process by default
+(:class:`LocalReader`), or by a distributed engine that may also chunk and embed (``engine.ray_ingest``). The
+write, with its hash checks and one commit per flush, is the same for every reader.
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from engine.config import Settings
 from engine.documents.chunking import chunk_sections
@@ -101,14 +105,34 @@ class IngestReport:
 
 
 @dataclass(frozen=True)
+class Embedded:
+    """A document's chunks and their vectors (one row each), made by the reader before the write."""
+
+    chunks: tuple[Chunk, ...]
+    vectors: Any
+
+
+@dataclass(frozen=True)
 class SourceDoc:
-    """A document ready to be chunked: its identity, text and metadata."""
+    """A document ready to be chunked: its identity, text and metadata (and its chunks and vectors, when the
+    reader made them)."""
 
     name: str
     doc_id: str
     parsed: ParsedFile
     metadata: DocumentMetadata
     content_hash: str
+    embedded: Embedded | None = None
+
+
+FileItem = tuple[str, "Path | bytes", Mapping[str, Any], "Mapping[str, Any] | None"]
+"""A file to read: (safe name, path or bytes, sidecar metadata, caller metadata)."""
+
+
+class DocumentReader(Protocol):
+    """Turns files into SourceDocs; yields (index in ``items``, SourceDoc or the EngineError that rejects it)."""
+
+    def read(self, items: Sequence[FileItem], kb: str) -> Iterator[tuple[int, SourceDoc | EngineError]]: ...
 
 
 def make_doc_id(kb: str, file_name: str) -> str:
@@ -179,12 +203,60 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return walk_paths(paths)[0]
 
 
+def prepare_document(name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
+                     caller: Mapping[str, Any] | None, reader: ParseWorker, settings: Settings) -> SourceDoc:
+    """Read one file (size limit, sandboxed parse, metadata, hash); raises DocumentError to reject it."""
+    format_for_name(name)
+    if isinstance(source, Path):
+        if not source.is_file():
+            raise DocumentError(f"{source} does not exist or is not a file; check the path.")
+        size = source.stat().st_size
+    else:
+        size = len(source)
+    if size > settings.max_file_bytes:
+        raise DocumentError(
+            f"The file is {size / 1_048_576:.1f} MB, over the {settings.max_file_mb:g} MB limit; "
+            "split it or raise WORKBENCH_MAX_FILE_MB."
+        )
+    try:
+        data = source.read_bytes() if isinstance(source, Path) else source
+    except OSError as exc:
+        raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
+    parsed = reader.parse(name, data)
+    meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
+    return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, settings))
+
+
+def chunk_document(doc: SourceDoc, settings: Settings) -> list[Chunk]:
+    """The chunks of a document under the chunking settings."""
+    return chunk_sections(doc.parsed.sections, settings.chunk_size, settings.chunk_overlap)
+
+
+class LocalReader:
+    """Reads files one after another in this process's sandboxed parse worker."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def read(self, items: Sequence[FileItem], kb: str) -> Iterator[tuple[int, SourceDoc | EngineError]]:
+        if not items:
+            return
+        with ParseWorker(ParseLimits.from_settings(self.settings), self.settings.text_fallback_encoding) as worker:
+            for index, (name, source, sidecar, caller) in enumerate(items):
+                try:
+                    yield index, prepare_document(name, source, sidecar, kb, caller, worker, self.settings)
+                except EngineError as exc:
+                    yield index, exc
+
+
 class Ingestor:
     """Ingest files or in-memory uploads into one knowledge base at a time."""
 
-    def __init__(self, store: KnowledgeBaseStore, settings: Settings | None = None) -> None:
+    def __init__(self, store: KnowledgeBaseStore, settings: Settings | None = None,
+                 reader: DocumentReader | None = None) -> None:
         self.store = store
         self.settings = settings or store.settings
+        self.reader = reader or LocalReader(self.settings)
 
     # -- public entry points -------------------------------------------------
     def ingest_paths(
@@ -274,53 +346,36 @@ class Ingestor:
         return report
 
     # -- internals ------------------------------------------------------------
-    def _prepare(self, name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
-                 caller: Mapping[str, Any] | None, reader: ParseWorker) -> SourceDoc:
-        format_for_name(name)
-        if isinstance(source, Path):
-            if not source.is_file():
-                raise DocumentError(f"{source} does not exist or is not a file; check the path.")
-            size = source.stat().st_size
-        else:
-            size = len(source)
-        if size > self.settings.max_file_bytes:
-            raise DocumentError(
-                f"The file is {size / 1_048_576:.1f} MB, over the {self.settings.max_file_mb:g} MB limit; "
-                "split it or raise WORKBENCH_MAX_FILE_MB."
-            )
-        try:
-            data = source.read_bytes() if isinstance(source, Path) else source
-        except OSError as exc:
-            raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
-        parsed = reader.parse(name, data)
-        meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
-        return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, self.settings))
-
     def _ingest(self, items, kb: str, caller, progress, on_step: StepCallback | None = None) -> IngestReport:
         """Ingest (name, path or bytes or the error that rejects it, sidecar, caller metadata) items."""
         check_kb_name(kb)
-        docs: list[SourceDoc] = []
-        rejected: list[FileResult] = []
-        limits = ParseLimits.from_settings(self.settings)
-        with ParseWorker(limits, self.settings.text_fallback_encoding) as reader:
-            for raw_name, source, sidecar, own in items:
-                name = safe_name(raw_name)  # stored and printed: no terminal escapes, NULs or bidi overrides
-                try:
-                    if isinstance(source, Skipped):
-                        result = FileResult(name, "skipped", reason=source.reason)
-                    elif isinstance(source, Exception):
-                        raise source
-                    else:
-                        docs.append(self._prepare(name, source, sidecar, kb, own if own is not None else caller,
-                                                  reader))
-                        continue
-                except EngineError as exc:
-                    result = FileResult(name, "rejected", reason=str(exc))
-                rejected.append(result)
-                if progress:
-                    progress(result)
-        report = self._write(docs, kb, progress, on_step)
-        report.files[:0] = rejected
+        decided: dict[int, FileResult] = {}  # item index -> skipped or rejected
+        to_read: list[FileItem] = []
+        positions: list[int] = []
+        for index, (raw_name, source, sidecar, own) in enumerate(items):
+            name = safe_name(raw_name)  # stored and printed: no terminal escapes, NULs or bidi overrides
+            if isinstance(source, Skipped):
+                decided[index] = FileResult(name, "skipped", reason=source.reason)
+            elif isinstance(source, EngineError):
+                decided[index] = FileResult(name, "rejected", reason=str(source))
+            elif isinstance(source, Exception):
+                raise source
+            else:
+                to_read.append((name, source, sidecar, own if own is not None else caller))
+                positions.append(index)
+                continue
+            if progress:
+                progress(decided[index])
+        docs: dict[int, SourceDoc] = {}
+        for at, outcome in self.reader.read(to_read, kb):
+            if isinstance(outcome, SourceDoc):
+                docs[positions[at]] = outcome
+                continue
+            decided[positions[at]] = FileResult(to_read[at][0], "rejected", reason=str(outcome))
+            if progress:
+                progress(decided[positions[at]])
+        report = self._write([docs[i] for i in sorted(docs)], kb, progress, on_step)
+        report.files[:0] = [decided[i] for i in sorted(decided)]
         return report
 
     def _write(self, docs: list[SourceDoc], kb: str, progress, on_step: StepCallback | None = None) -> IngestReport:
@@ -345,7 +400,7 @@ class Ingestor:
                 if progress:
                     progress(result)
                 continue
-            chunks = chunk_sections(doc.parsed.sections, self.settings.chunk_size, self.settings.chunk_overlap)
+            chunks = list(doc.embedded.chunks) if doc.embedded else chunk_document(doc, self.settings)
             if on_step:
                 on_step(IngestStep(doc.name, 0, len(chunks)))
             pending.append((doc, chunks, "replaced" if doc.doc_id in known else "added"))
@@ -365,10 +420,15 @@ class Ingestor:
         vectors: list[Any] = []
         for doc, chunks, _ in pending:
             own = [search_text(doc.metadata, c.text) for c in chunks]
-            for start in range(0, len(own), EMBED_STEP):
-                vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
+            if doc.embedded is not None:  # the reader embedded them already
+                vectors.extend(doc.embedded.vectors)
                 if on_step:
-                    on_step(IngestStep(doc.name, min(start + EMBED_STEP, len(own)), len(own)))
+                    on_step(IngestStep(doc.name, len(own), len(own)))
+            else:
+                for start in range(0, len(own), EMBED_STEP):
+                    vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
+                    if on_step:
+                        on_step(IngestStep(doc.name, min(start + EMBED_STEP, len(own)), len(own)))
             texts.extend(with_identifier_tokens(text) for text in own)  # keyword-indexed; embedded without them
         return texts, vectors
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 from pathlib import Path
 
 from engine.cli.common import emit, settings_from, table
@@ -24,6 +25,9 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--doc-type", help="document type for every file in this run")
     p.add_argument("--series", help="document series (revisions of one document share it) for every file in this run")
     p.add_argument("--revision", help="revision label (e.g. 'Rev 12') for every file in this run")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local: read and embed in this process (default); ray: as Ray Data stages, on the cluster at "
+                        "RAY_ADDRESS or a Ray instance started here (needs ray[data] installed)")
     p.set_defaults(handler=cmd_ingest)
 
     kb = sub.add_parser("kb", help="list knowledge bases, delete documents, drop a base")
@@ -88,8 +92,15 @@ def cmd_ingest(args) -> int:
     caller = {k: v for k, v in {"title": args.title, "update_date": args.update_date, "authority": args.authority,
                                 "doc_type": args.doc_type, "series": args.series,
                                 "revision": args.revision}.items() if v is not None}
-    with TerminalProgress(args.kb, _file_count(args.paths)) as bar:
-        report = Ingestor(_store(args)).ingest_paths(args.paths, args.kb, caller, progress=bar.file, on_step=bar.step)
+    store = _store(args)
+    runtime, reader = nullcontext(), None
+    if args.engine == "ray":
+        from engine.ray_ingest import RayReader, ray_runtime  # Ray is imported only for this engine
+
+        runtime, reader = ray_runtime(), RayReader(store)
+    with runtime, TerminalProgress(args.kb, _file_count(args.paths)) as bar:
+        report = Ingestor(store, reader=reader).ingest_paths(args.paths, args.kb, caller, progress=bar.file,
+                                                              on_step=bar.step)
     emit(args, report.to_dict(), _render_ingest)
     return 0
 
