@@ -11,10 +11,8 @@ write, with its hash checks and one commit per flush, is the same for every read
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,17 +20,18 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from engine.config import Settings
-from engine.documents.chunking import chunk_sections
 from engine.documents.identifiers import with_identifier_tokens
 from engine.documents.metadata import (
     SIDE_SUFFIXES, check_metadata, is_sidecar, parse_sidecar, read_sidecar, resolve_metadata, sidecar_paths,
     sidecar_sets,
 )
-from engine.documents.detect import format_for_name
 from engine.documents.limits import ParseLimits
 from engine.documents.names import safe_name
+from engine.documents.prepare import (  # noqa: F401 - re-exported: ingest's public names
+    Embedded, FileItem, SourceDoc, chunk_document, content_hash, make_doc_id, prepare_document, search_text,
+)
 from engine.documents.sandbox import ParseWorker
-from engine.documents.types import Chunk, DocumentMetadata, ParsedFile, Section
+from engine.documents.types import Chunk, ParsedFile, Section
 from engine.errors import DocumentError, EngineError
 from engine.store.knowledge_bases import KnowledgeBaseStore
 from engine.store.schema import check_doc_id, check_kb_name
@@ -104,51 +103,10 @@ class IngestReport:
         }
 
 
-@dataclass(frozen=True)
-class Embedded:
-    """A document's chunks and their vectors (one row each), made by the reader before the write."""
-
-    chunks: tuple[Chunk, ...]
-    vectors: Any
-
-
-@dataclass(frozen=True)
-class SourceDoc:
-    """A document ready to be chunked: its identity, text and metadata (and its chunks and vectors, when the
-    reader made them)."""
-
-    name: str
-    doc_id: str
-    parsed: ParsedFile
-    metadata: DocumentMetadata
-    content_hash: str
-    embedded: Embedded | None = None
-
-
-FileItem = tuple[str, "Path | bytes", Mapping[str, Any], "Mapping[str, Any] | None"]
-"""A file to read: (safe name, path or bytes, sidecar metadata, caller metadata)."""
-
-
 class DocumentReader(Protocol):
     """Turns files into SourceDocs; yields (index in ``items``, SourceDoc or the EngineError that rejects it)."""
 
     def read(self, items: Sequence[FileItem], kb: str) -> Iterator[tuple[int, SourceDoc | EngineError]]: ...
-
-
-def make_doc_id(kb: str, file_name: str) -> str:
-    """Stable id from the knowledge base and file name: a readable slug plus a short hash."""
-    stem = re.sub(r"[^a-z0-9]+", "-", Path(file_name).stem.lower()).strip("-")[:48] or "doc"
-    digest = hashlib.sha1(f"{kb}/{file_name}".encode()).hexdigest()[:8]
-    return f"{stem}-{digest}"
-
-
-def content_hash(data: bytes, metadata: DocumentMetadata, settings: Settings) -> str:
-    """Hash of the bytes, the metadata and the chunking settings: any change means re-ingest."""
-    h = hashlib.sha256(data)
-    meta = {k: (str(v) if v is not None else None) for k, v in metadata.__dict__.items()}
-    h.update(json.dumps(meta, sort_keys=True).encode())
-    h.update(f"{settings.chunk_size}/{settings.chunk_overlap}/{settings.embedding_model}".encode())
-    return h.hexdigest()
 
 
 def _described_name(sidecar: str) -> str:
@@ -201,35 +159,6 @@ def walk_paths(paths: Iterable[str | Path]) -> tuple[list[Path], list[Skipped]]:
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     """The files ``walk_paths`` would ingest."""
     return walk_paths(paths)[0]
-
-
-def prepare_document(name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
-                     caller: Mapping[str, Any] | None, reader: ParseWorker, settings: Settings) -> SourceDoc:
-    """Read one file (size limit, sandboxed parse, metadata, hash); raises DocumentError to reject it."""
-    format_for_name(name)
-    if isinstance(source, Path):
-        if not source.is_file():
-            raise DocumentError(f"{source} does not exist or is not a file; check the path.")
-        size = source.stat().st_size
-    else:
-        size = len(source)
-    if size > settings.max_file_bytes:
-        raise DocumentError(
-            f"The file is {size / 1_048_576:.1f} MB, over the {settings.max_file_mb:g} MB limit; "
-            "split it or raise WORKBENCH_MAX_FILE_MB."
-        )
-    try:
-        data = source.read_bytes() if isinstance(source, Path) else source
-    except OSError as exc:
-        raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
-    parsed = reader.parse(name, data)
-    meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
-    return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, settings))
-
-
-def chunk_document(doc: SourceDoc, settings: Settings) -> list[Chunk]:
-    """The chunks of a document under the chunking settings."""
-    return chunk_sections(doc.parsed.sections, settings.chunk_size, settings.chunk_overlap)
 
 
 class LocalReader:
@@ -450,11 +379,6 @@ class Ingestor:
             report.files.append(result)
             if progress:
                 progress(result)
-
-
-def search_text(meta: DocumentMetadata, text: str) -> str:
-    """What is embedded and keyword-indexed (with identifier tokens): the title gives every chunk its context."""
-    return f"{meta.title}\n{text}"
 
 
 def chunk_row(doc: SourceDoc, chunk: Chunk, indexed: str, vector, now: str) -> dict[str, Any]:

@@ -17,7 +17,6 @@ otherwise on a Ray instance started on this machine for the run.
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import pickle
 from collections.abc import Iterator, Sequence
@@ -31,7 +30,7 @@ from engine.config import Settings
 from engine.documents.limits import ParseLimits
 from engine.documents.sandbox import ParseWorker
 from engine.errors import ConfigError, EngineError
-from engine.ingest import Embedded, FileItem, SourceDoc, chunk_document, prepare_document, search_text
+from engine.documents.prepare import Embedded, FileItem, SourceDoc, chunk_document, prepare_document, search_text
 
 RAY_PIN = "ray[data]==2.60.0"
 QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DATA_LOG_LEVEL": "WARNING"}

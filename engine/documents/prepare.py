@@ -1,0 +1,99 @@
+"""One file made ready to write: sandboxed parse, metadata, a stable id and a content hash; then its chunks and
+the text each chunk is embedded as.
+
+Every ingest engine runs these same steps (in this process, or on Ray workers: this module imports no store,
+so a worker that only reads files stays light).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.config import Settings
+from engine.documents.chunking import chunk_sections
+from engine.documents.detect import format_for_name
+from engine.documents.metadata import resolve_metadata
+from engine.documents.sandbox import ParseWorker
+from engine.documents.types import Chunk, DocumentMetadata, ParsedFile
+from engine.errors import DocumentError
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """A document's chunks and their vectors (one row each), made by the reader before the write."""
+
+    chunks: tuple[Chunk, ...]
+    vectors: Any
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """A document ready to be chunked: its identity, text and metadata (and its chunks and vectors, when the
+    reader made them)."""
+
+    name: str
+    doc_id: str
+    parsed: ParsedFile
+    metadata: DocumentMetadata
+    content_hash: str
+    embedded: Embedded | None = None
+
+
+FileItem = tuple[str, "Path | bytes", Mapping[str, Any], "Mapping[str, Any] | None"]
+"""A file to read: (safe name, path or bytes, sidecar metadata, caller metadata)."""
+
+
+def make_doc_id(kb: str, file_name: str) -> str:
+    """Stable id from the knowledge base and file name: a readable slug plus a short hash."""
+    stem = re.sub(r"[^a-z0-9]+", "-", Path(file_name).stem.lower()).strip("-")[:48] or "doc"
+    digest = hashlib.sha1(f"{kb}/{file_name}".encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
+
+
+def content_hash(data: bytes, metadata: DocumentMetadata, settings: Settings) -> str:
+    """Hash of the bytes, the metadata and the chunking settings: any change means re-ingest."""
+    h = hashlib.sha256(data)
+    meta = {k: (str(v) if v is not None else None) for k, v in metadata.__dict__.items()}
+    h.update(json.dumps(meta, sort_keys=True).encode())
+    h.update(f"{settings.chunk_size}/{settings.chunk_overlap}/{settings.embedding_model}".encode())
+    return h.hexdigest()
+
+
+def prepare_document(name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
+                     caller: Mapping[str, Any] | None, reader: ParseWorker, settings: Settings) -> SourceDoc:
+    """Read one file (size limit, sandboxed parse, metadata, hash); raises DocumentError to reject it."""
+    format_for_name(name)
+    if isinstance(source, Path):
+        if not source.is_file():
+            raise DocumentError(f"{source} does not exist or is not a file; check the path.")
+        size = source.stat().st_size
+    else:
+        size = len(source)
+    if size > settings.max_file_bytes:
+        raise DocumentError(
+            f"The file is {size / 1_048_576:.1f} MB, over the {settings.max_file_mb:g} MB limit; "
+            "split it or raise WORKBENCH_MAX_FILE_MB."
+        )
+    try:
+        data = source.read_bytes() if isinstance(source, Path) else source
+    except OSError as exc:
+        raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
+    parsed = reader.parse(name, data)
+    meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
+    return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, settings))
+
+
+def chunk_document(doc: SourceDoc, settings: Settings) -> list[Chunk]:
+    """The chunks of a document under the chunking settings."""
+    return chunk_sections(doc.parsed.sections, settings.chunk_size, settings.chunk_overlap)
+
+
+def search_text(meta: DocumentMetadata, text: str) -> str:
+    """What is embedded and keyword-indexed (with identifier tokens): the title gives every chunk its context."""
+    return f"{meta.title}\n{text}"
