@@ -147,9 +147,9 @@ class EmbedChunks:
         per_row = [pickle.loads(raw) for raw in batch["texts"]]  # noqa: S301 - rows this module wrote
         flat = [t for texts in per_row for t in texts]
         if flat and self.embedder is None:
-            from engine.embeddings import get_embedder
+            from engine.embeddings import embedder_for  # the store's own choice of model and backend
 
-            self.embedder = get_embedder(self.settings.embedding_model, self.settings.embed_batch_size)
+            self.embedder = embedder_for(self.settings)
         vectors = self.embedder.encode(flat) if flat else None
         outcomes, start = [], 0
         for raw, texts in zip(batch["outcome"], per_row):
