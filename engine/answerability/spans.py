@@ -44,8 +44,6 @@ RECORD_KEY_WORDS = 2
 """...and at least two of them: "torque_nm" names a torque, not the final torque of the main wheel axle nut."""
 RECORD_KEY_SHARE = 0.5
 """A record field answers the question when at least half of its key's words are asked attribute words."""
-NORP_ORGANISATION_WORDS = 2
-"""A NORP name counts as an organisation only with at least this many words ("the Labour Party", not "American")."""
 _MAX_NER_CHARS = 600
 """Longest sentence sent to NER; longer units are tables or run-on text where names are unreliable."""
 
@@ -138,8 +136,6 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
             add(sentence[at: at + len(code)] if at >= 0 else code)
     elif answer_type in _NER_TYPES:
         for text, label in entities(sentence):
-            if label == "NORP" and len(text.split()) < NORP_ORGANISATION_WORDS:
-                continue  # "American", "Danish", "Catholic": a nationality or creed, not the station or band asked
             if label in _NER_TYPES[answer_type]:
                 add(text)
     anchors = _anchors(sentence, near)
