@@ -83,7 +83,8 @@ class QuestionFocus:
 
     def describe(self) -> str:
         """The focus in words, for the trace and the refusal message."""
-        parts = [f"a {self.answer_type.replace('_', '/')}"]
+        kind = self.answer_type.replace("_", "/")
+        parts = [f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"]
         if self.attribute_words:
             parts.append(f"for '{' '.join(self.attribute_words)}'")
         if self.subjects:

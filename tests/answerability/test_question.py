@@ -53,3 +53,10 @@ def test_names_joined_by_and_are_two_subjects():
                     intent)
     assert "Dan Masterson" in focus.subjects and "Never Cry Wolf" in focus.subjects
     assert "Big Hero 6" in focus.subjects
+
+
+def test_the_focus_reads_as_english():
+    """The refusal message says "an organisation", not "a organisation"."""
+    focus = analyse("On what station did the series air?", Intent(action="lookup", raw_query="On what station did the series air?"))
+    assert focus.describe().startswith("an organisation")
+    assert analyse("When did the series air?", Intent(action="lookup", raw_query="When did the series air?")).describe().startswith("a date")
