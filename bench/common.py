@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+for _name in ("WORKBENCH_STORE_URI", "WORKBENCH_STORAGE_OPTIONS"):
+    os.environ.pop(_name, None)  # benchmarks index into scratch DATA_DIRs, never into a configured store
 
 
 def pct(values: list[float], q: float) -> float:

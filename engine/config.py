@@ -18,6 +18,10 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from engine.errors import ConfigError
 
+STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az", "memory")
+"""Object stores (and LanceDB's in-process store) a store_uri may name besides a local folder; s3+ddb is S3 with
+LanceDB's DynamoDB commit store (s3+ddb://bucket/path?ddbTableName=TABLE)."""
+
 
 class Settings(BaseSettings):
     """Engine settings; build with :func:`load_settings`."""
@@ -73,6 +77,61 @@ class Settings(BaseSettings):
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )
+    # -- where the LanceDB store lives ---------------------------------------------------------------------
+    store_uri: str | None = Field(
+        default=None,
+        description="WORKBENCH_STORE_URI: the LanceDB store: a local folder, s3://bucket/path, gs://bucket/path, "
+        "az://container/path, or memory:// (this process only, gone when it ends). Unset: DATA_DIR/lancedb. "
+        "Lock files stay under DATA_DIR/locks on this host.",
+    )
+    storage_options: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict, repr=False,
+        description="WORKBENCH_STORAGE_OPTIONS: JSON object of strings passed to lancedb.connect(storage_options=...) "
+        "for an object store, e.g. {\"endpoint\": \"http://127.0.0.1:8333\", \"region\": \"us-east-1\", "
+        "\"allow_http\": \"true\", \"aws_access_key_id\": \"...\", \"aws_secret_access_key\": \"...\"}.",
+    )
+
+    @field_validator("store_uri", mode="after")
+    @classmethod
+    def _store_scheme(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        scheme, sep, rest = value.partition("://")
+        if not sep:
+            return str(Path(value).expanduser())  # a local folder
+        if scheme.lower() not in STORE_SCHEMES:
+            raise ValueError(f"store_uri (WORKBENCH_STORE_URI) {value!r} has the scheme {scheme!r}; use a local "
+                             "folder or one of " + ", ".join(f"{s}://" for s in STORE_SCHEMES))
+        if scheme.lower() != "memory" and not rest.split("/")[0]:
+            raise ValueError(f"store_uri (WORKBENCH_STORE_URI) {value!r} names no bucket; "
+                             f"write it as {scheme}://BUCKET/PATH")
+        return f"{scheme.lower()}://{rest}"
+
+    @field_validator("storage_options", mode="before")
+    @classmethod
+    def _storage_options(cls, value: Any) -> Any:
+        if isinstance(value, (str, bytes)):
+            if not value.strip():
+                return {}
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"storage_options (WORKBENCH_STORAGE_OPTIONS) is not valid JSON ({exc})") from None
+        if not isinstance(value, dict) or any(isinstance(v, (dict, list)) or v is None for v in value.values()):
+            raise ValueError("storage_options (WORKBENCH_STORAGE_OPTIONS) must be a JSON object of strings, "
+                             'e.g. {"region": "us-east-1"}')
+        return {str(k): str(v).lower() if isinstance(v, bool) else str(v) for k, v in value.items()}
+
+    @property
+    def store_location(self) -> str:
+        """Where LanceDB connects: ``store_uri``, else the folder ``DATA_DIR/lancedb``."""
+        return self.store_uri or str(self.data_dir / "lancedb")
+
+    @property
+    def store_is_local(self) -> bool:
+        return "://" not in self.store_location
+
     store_index_cache_mb: int = Field(
         default=256, ge=8, description="Memory LanceDB may keep for index pages (bounded so a long-running process stays flat).",
     )
@@ -179,10 +238,6 @@ class Settings(BaseSettings):
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
-
-    @property
-    def lancedb_dir(self) -> Path:
-        return self.data_dir / "lancedb"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -161,7 +161,7 @@ def evaluate_qa(
         from engine.ingest import Ingestor
         from engine.store import KnowledgeBaseStore
 
-        eval_settings = base.model_copy(update={"data_dir": Path(tmp)})
+        eval_settings = base.model_copy(update={"data_dir": Path(tmp), "store_uri": None})  # never the real store
         store = KnowledgeBaseStore(eval_settings)
         report = Ingestor(store).ingest_records(corpus_rows, EVAL_KB)
         rejected = [f for f in report.files if f.status == "rejected"]

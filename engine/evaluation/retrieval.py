@@ -133,7 +133,7 @@ def evaluate_retrieval(
     corpus_rows = read_jsonl(corpus)
     with tempfile.TemporaryDirectory(prefix="rag-eval-") as tmp:
         base = settings or load_settings()
-        eval_settings = base.model_copy(update={"data_dir": Path(tmp)})
+        eval_settings = base.model_copy(update={"data_dir": Path(tmp), "store_uri": None})  # never the real store
         store = KnowledgeBaseStore(eval_settings)
         started = time.perf_counter()
         report = Ingestor(store).ingest_records(corpus_rows, EVAL_KB)

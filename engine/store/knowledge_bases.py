@@ -1,8 +1,10 @@
-"""Named knowledge bases on LanceDB: one table of chunks per base, under ``DATA_DIR/lancedb``.
+"""Named knowledge bases on LanceDB: per base, one table of chunks and one catalogue of its documents
+(:mod:`engine.store.catalogue`), in the store at ``settings.store_location`` (``DATA_DIR/lancedb`` unless
+``WORKBENCH_STORE_URI`` names another folder, an object store or ``memory://``).
 
-Several threads and processes may write at once. A write holds its base's lock file (``DATA_DIR/locks``)
-from "does the table exist, which of these documents does it hold" to its one commit, and runs again when
-that commit loses a race (see :mod:`engine.store.commits`). Index work is not part of a write: it is
+Several threads and processes may write at once. A write holds its base's lock file (``DATA_DIR/locks``, always
+local) from "does the table exist, which of these documents does it hold" to its commits, and runs a commit
+again when it loses a race (see :mod:`engine.store.commits`). Index work is not part of a write: it is
 :meth:`KnowledgeBaseStore.maintain`, which the ingestor calls after writing and which a keyword search
 calls when it finds the full-text index missing (see :mod:`engine.store.maintenance`).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import lancedb
@@ -23,8 +26,12 @@ from engine.config import Settings
 from engine.embeddings import AnyEmbedder, embedder_for
 from engine.errors import KnowledgeBaseError
 from engine.results import SearchFilters
+from engine.store.catalogue import (
+    CATALOGUE_PREFIX, DELETING, DOC_COLUMNS, READY, WRITING, catalogue_schema, entries_from_chunks, in_list, infos,
+    read_all, upsert, with_status,
+)
 from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
-from engine.store.maintenance import FTS_INDEX, MaintenanceResult, build_keyword_index, index_names, maintain
+from engine.store.maintenance import FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue
 from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
@@ -32,10 +39,6 @@ from engine.store.search import filter_sql, run_search
 from engine.store.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
-_DOC_COLUMNS = [
-    "doc_id", "title", "file_name", "update_date", "authority", "doc_type", "series", "revision",
-    "content_hash", "ingested_at",
-]
 
 
 REFRESH_AFTER = 32
@@ -47,7 +50,8 @@ class KnowledgeBaseStore:
 
     def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
         self.settings = settings
-        settings.lancedb_dir.mkdir(parents=True, exist_ok=True)
+        if settings.store_is_local:
+            Path(settings.store_location).mkdir(parents=True, exist_ok=True)
         self._db = self._connect()
         self._maintained = 0  # index rebuilds since the connection was opened (see _refresh_connection)
         self._embedder = embedder
@@ -62,14 +66,15 @@ class KnowledgeBaseStore:
     def _connect(self):
         session = lancedb.Session(index_cache_size_bytes=self.settings.store_index_cache_mb * 2**20,
                                   metadata_cache_size_bytes=self.settings.store_metadata_cache_mb * 2**20)
-        return lancedb.connect(str(self.settings.lancedb_dir), session=session)
+        return lancedb.connect(self.settings.store_location, session=session,
+                               storage_options=self.settings.storage_options or None)
 
     def _refresh_connection(self) -> None:
         """Every REFRESH_AFTER index rebuilds, open a fresh connection: LanceDB keeps a reader (an open file) for
         every full-text index version it has searched, so a long-running app would otherwise gain a descriptor
         per upload. Calls already under way keep the old connection until they finish."""
         self._maintained += 1
-        if self._maintained >= REFRESH_AFTER:
+        if self._maintained >= REFRESH_AFTER and not self.settings.store_location.startswith("memory://"):
             self._db, self._maintained = self._connect(), 0
     @property
     def embedder(self) -> AnyEmbedder:
@@ -93,8 +98,12 @@ class KnowledgeBaseStore:
         creation was cut short (LanceDB lists such a folder but cannot open it)."""
         if not self.exists(kb):
             return None
+        return self._open_named(TABLE_PREFIX + kb)
+
+    def _open_named(self, name: str):
+        """The table ``name``, or None when it is missing or only a folder whose creation was cut short."""
         try:
-            return self._db.open_table(TABLE_PREFIX + kb)
+            return self._db.open_table(name)
         except ValueError as exc:
             if "not found" in str(exc):
                 return None
@@ -115,11 +124,92 @@ class KnowledgeBaseStore:
         if table is not None:
             return table
         # exist_ok: a writer that does not take the lock files (another tool) may have created it meanwhile
-        return self._db.create_table(TABLE_PREFIX + kb, schema=chunk_schema(self.embedder.dim), exist_ok=True)
+        table = self._db.create_table(TABLE_PREFIX + kb, schema=chunk_schema(self.embedder.dim), exist_ok=True)
+        if table.count_rows() == 0:  # a new base: a catalogue left by a dropped base of this name is stale
+            self._db.create_table(CATALOGUE_PREFIX + kb, schema=catalogue_schema(), mode="overwrite")
+        return table
 
     def _present(self) -> list:
         """The tables of the bases that can be opened now (a base still being created is left out)."""
-        return [t for t in (self._find(n) for n in self.knowledge_base_names()) if t is not None]
+        return [t for t in (self._open_named(TABLE_PREFIX + n) for n in self.knowledge_base_names()) if t is not None]
+
+    # -- the catalogue --------------------------------------------------------
+    def _catalogue(self, kb: str, table, locked: bool = False):
+        """The catalogue of ``kb``; built from its chunk table when the base has none yet (a store written before
+        catalogues existed), under the base's lock (``locked``: the caller holds it)."""
+        catalogue = self._open_named(CATALOGUE_PREFIX + kb)
+        if catalogue is not None:
+            return catalogue
+        if locked:
+            return self._build_catalogue(kb, table)
+        with self._locks.hold(kb):
+            table.checkout_latest()
+            return self._open_named(CATALOGUE_PREFIX + kb) or self._build_catalogue(kb, table)
+
+    def _build_catalogue(self, kb: str, table):
+        log.info("building the document catalogue of %s from its chunks (once)", kb)
+        entries = entries_from_chunks(self._scan(table, DOC_COLUMNS))
+        name, data = CATALOGUE_PREFIX + kb, entries if entries.num_rows else None
+        try:
+            return self._db.create_table(name, data=data, schema=catalogue_schema())
+        except ValueError as exc:
+            if "already exists" not in str(exc):
+                raise
+        # made by another host meanwhile, or a folder whose creation was cut short
+        return self._open_named(name) or self._db.create_table(name, data=data, schema=catalogue_schema(),
+                                                               mode="overwrite")
+
+    def _entries(self, kb: str, table) -> pa.Table:
+        """Catalogue rows of ``kb``; a document whose row is not ready is described by its chunks instead."""
+        entries = read_all(self._catalogue(kb, table))
+        pending = entries.filter(pc.not_equal(entries["status"], READY))
+        if pending.num_rows == 0:
+            return entries
+        ids = sorted(set(pending["doc_id"].to_pylist()))
+        truth = entries_from_chunks(self._scan(table, DOC_COLUMNS, in_list(ids)))
+        return pa.concat_tables([entries.filter(pc.equal(entries["status"], READY)), truth])
+
+    def _catalogue_for_write(self, kb: str, table):
+        """The catalogue, with rows a cut-short write left unsettled rewritten from the chunks; hold the lock."""
+        catalogue = self._catalogue(kb, table, locked=True)
+        rows = catalogue.search().where(f"status != {sql_literal(READY)}").select(["doc_id"]).limit(None).to_arrow()
+        if rows.num_rows:
+            self._settle(kb, table, catalogue, rows["doc_id"].to_pylist())
+        return catalogue
+
+    def _settle(self, kb: str, table, catalogue, doc_ids) -> None:
+        """Rewrite the rows of ``doc_ids`` from what the chunk table holds now."""
+        ids = sorted(set(doc_ids))
+        truth = entries_from_chunks(self._scan(table, DOC_COLUMNS, in_list(ids)))
+        gone = sorted(set(ids) - set(truth["doc_id"].to_pylist()))
+        retry_conflicts(lambda: upsert(catalogue, truth, remove=gone), f"Updating the catalogue of {kb!r}")
+
+    def _marked(self, catalogue, entries: pa.Table, removing: Sequence[str]) -> pa.Table:
+        """Rows announcing a write: ``entries`` as writing, the current rows of ``removing`` as deleting."""
+        marks = [with_status(entries, WRITING)]
+        if removing:
+            current = catalogue.search().where(in_list(removing)).select(catalogue_schema().names).limit(None)
+            marks.append(with_status(current.to_arrow().cast(catalogue_schema()), DELETING))
+        return pa.concat_tables(marks)
+
+    def _commit_with_catalogue(self, kb: str, table, catalogue, entries: pa.Table, removing: Sequence[str],
+                               commit, what: str) -> None:
+        """Mark the catalogue rows, run the chunk ``commit``, then settle the rows (see the catalogue module)."""
+        marks = self._marked(catalogue, entries, removing)
+        touched = sorted(set(marks["doc_id"].to_pylist()) | set(removing))
+        retry_conflicts(lambda: upsert(catalogue, marks), f"{what} (catalogue)")
+        try:
+            retry_conflicts(commit, what)
+        except BaseException:
+            try:  # put the rows back to what the chunks say; readers do the same if this fails too
+                self._settle(kb, table, catalogue, touched)
+            except Exception as exc:  # noqa: BLE001 - the chunk commit's error is the one to raise
+                log.warning("catalogue of %s left unsettled after a failed write: %s", kb, exc)
+            raise
+        try:
+            retry_conflicts(lambda: upsert(catalogue, entries, remove=sorted(set(removing))), f"{what} (catalogue)")
+        except Exception as exc:  # noqa: BLE001 - the chunks landed; readers and the next write settle the rows
+            log.warning("catalogue of %s not settled after a write (left for the next write): %s", kb, exc)
 
     # -- reading ------------------------------------------------------------
     def _scan(self, kb, columns: list[str], where: str | None = None) -> pa.Table:
@@ -131,44 +221,44 @@ class KnowledgeBaseStore:
         return query.limit(None).to_arrow()
 
     def list_documents(self, kb: str) -> list[DocumentInfo]:
-        """Documents in ``kb`` with their chunk counts, newest date first."""
-        return _documents(self._scan(kb, _DOC_COLUMNS), kb)
+        """Documents in ``kb`` with their chunk counts, newest date first (from the catalogue)."""
+        return infos(self._entries(kb, self._open(kb)), kb)
 
     def list_knowledge_bases(self) -> list[KnowledgeBaseInfo]:
-        infos = []
+        """Every base with its document and chunk counts and date range (catalogues and table metadata only)."""
+        bases = []
         for table in self._present():
             kb = table.name[len(TABLE_PREFIX):]
-            rows = self._scan(table, ["doc_id", "update_date"])
-            dates = pc.drop_null(rows["update_date"]) if rows.num_rows else pa.array([], pa.string())
-            indices = {i.name for i in table.list_indices()}
-            infos.append(
+            entries = self._entries(kb, table)
+            dates = pc.drop_null(entries["update_date"])
+            bases.append(
                 KnowledgeBaseInfo(
                     name=kb,
-                    documents=len(pc.unique(rows["doc_id"])) if rows.num_rows else 0,
-                    chunks=rows.num_rows,
+                    documents=entries.num_rows,
+                    chunks=table.count_rows(),
                     earliest_date=pc.min(dates).as_py() if len(dates) else None,
                     latest_date=pc.max(dates).as_py() if len(dates) else None,
-                    has_vector_index="vector_idx" in indices,
+                    has_vector_index="vector_idx" in index_names(table),
                 )
             )
-        return infos
+        return bases
 
     def document_hashes(self, kb: str) -> dict[str, str]:
         """doc_id -> content hash, for every document in ``kb`` (empty when the base is new)."""
         table = self._find(kb)
         if table is None:
             return {}
-        rows = self._scan(table, ["doc_id", "content_hash"])
-        return dict(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))
+        entries = self._entries(kb, table)
+        return dict(zip(entries["doc_id"].to_pylist(), entries["content_hash"].to_pylist()))
 
     def get_document(self, doc_id: str, kb: str | None = None) -> tuple[DocumentInfo, list[dict[str, Any]]]:
         """A document's info and its chunks in order; searches every base when ``kb`` is None."""
         check_doc_id(doc_id)
         for name in [kb] if kb else self.knowledge_base_names():
-            cols = ["chunk_id", "position", "page", "text", *_DOC_COLUMNS]
+            cols = ["chunk_id", "position", "page", "text", *DOC_COLUMNS]
             rows = self._scan(name, cols, f"doc_id = {sql_literal(doc_id)}")
             if rows.num_rows:
-                (info,) = _documents(rows.select(_DOC_COLUMNS), name)
+                (info,) = infos(entries_from_chunks(rows.select(DOC_COLUMNS)), name)
                 chunks = rows.select(["chunk_id", "position", "page", "text"]).to_pylist()
                 return info, sorted(chunks, key=lambda r: r["position"])
         where = f" in {kb!r}" if kb else ""
@@ -225,28 +315,29 @@ class KnowledgeBaseStore:
             return
         data = pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
         written = sorted(set(data["doc_id"].to_pylist()))
+        entries = entries_from_chunks(data.select(DOC_COLUMNS))
+        what = f"Writing {len(written)} document(s) to {kb!r}"
         with self._write_lock, self._locks.hold(kb):
             table = self._open_or_create(kb)
+            catalogue = self._catalogue_for_write(kb, table)
             replace |= self._stored_doc_ids(table, written)
             if replace:
-                ids = ", ".join(sql_literal(d) for d in sorted(replace))
-                retry_conflicts(
-                    lambda: table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
-                    .when_not_matched_by_source_delete(f"doc_id IN ({ids})").execute(data),
-                    f"Writing {len(written)} document(s) to {kb!r}",
-                )
+                commit = (lambda: table.merge_insert("chunk_id").when_matched_update_all()
+                          .when_not_matched_insert_all().when_not_matched_by_source_delete(in_list(replace))
+                          .execute(data))
             else:
-                retry_conflicts(lambda: table.add(data), f"Writing {len(written)} document(s) to {kb!r}")
+                commit = lambda: table.add(data)  # noqa: E731
+            self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
 
     def _stored_doc_ids(self, table, doc_ids: Sequence[str]) -> set[str]:
         """Which of ``doc_ids`` already have chunks in ``table``."""
         if not doc_ids or table.count_rows() == 0:
             return set()
-        where = f"doc_id IN ({', '.join(sql_literal(d) for d in doc_ids)})"
-        return set(self._scan(table, ["doc_id"], where)["doc_id"].to_pylist())
+        return set(self._scan(table, ["doc_id"], in_list(doc_ids))["doc_id"].to_pylist())
 
     def maintain(self, kb: str) -> MaintenanceResult:
-        """Bring the indexes of ``kb`` up to date: build missing ones, fold in rows written since.
+        """Bring the indexes of ``kb`` up to date: build missing ones, fold in rows written since; settle and
+        compact its catalogue.
 
         Never raises for a failure of the index work itself (it is logged and returned as ``pending``): the
         data is already committed, and the next call finds the same work to do.
@@ -255,9 +346,17 @@ class KnowledgeBaseStore:
         if table is None:
             return MaintenanceResult(kb)
         try:
+            catalogue = self._open_named(CATALOGUE_PREFIX + kb)
+            if catalogue is not None and catalogue.count_rows(f"status != {sql_literal(READY)}"):
+                with self._write_lock, self._locks.hold(kb):  # rows a cut-short write left: settle them now
+                    table.checkout_latest()
+                    self._catalogue_for_write(kb, table)
             with self._locks.hold(kb, "maintenance", MAINTENANCE_WAIT_S):  # one at a time; writers go on meanwhile
                 table.checkout_latest()
                 result = maintain(table, kb, self.settings)
+                if catalogue is not None:
+                    catalogue.checkout_latest()
+                    tidy_catalogue(catalogue)
             self._refresh_connection()
             return result
         except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
@@ -281,17 +380,20 @@ class KnowledgeBaseStore:
         check_doc_id(doc_id)
         with self._write_lock, self._locks.hold(check_kb_name(kb)):
             table = self._open(kb)
+            catalogue = self._catalogue_for_write(kb, table)
             where = f"doc_id = {sql_literal(doc_id)}"
-            count = table.count_rows(where)
+            count = table.count_rows(where)  # the doc_id index answers this without a scan
             if count == 0:
                 raise KnowledgeBaseError(f"Document {doc_id!r} is not in {kb!r}; run `python -m engine kb list` for ids.")
-            retry_conflicts(lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
+            self._commit_with_catalogue(kb, table, catalogue, catalogue_schema().empty_table(), [doc_id],
+                                        lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
         return count
 
     def drop_knowledge_base(self, kb: str) -> None:
         self._open(kb)
         with self._write_lock, self._locks.hold(kb):
             self._db.drop_table(TABLE_PREFIX + kb)
+            self._db.drop_table(CATALOGUE_PREFIX + kb, ignore_missing=True)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
         self._keyword_ready.pop(kb, None)
@@ -325,21 +427,3 @@ class KnowledgeBaseStore:
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
 
-
-def _documents(rows: pa.Table, kb: str) -> list[DocumentInfo]:
-    """Group chunk rows (``_DOC_COLUMNS``) into one DocumentInfo per document, newest date first."""
-    if rows.num_rows == 0:
-        return []
-    counts = rows.group_by("doc_id").aggregate([("doc_id", "count")])
-    count_of = dict(zip(counts["doc_id"].to_pylist(), counts["doc_id_count"].to_pylist()))
-    seen: dict[str, DocumentInfo] = {}
-    for row in rows.to_pylist():
-        if row["doc_id"] in seen:
-            continue
-        seen[row["doc_id"]] = DocumentInfo(
-            doc_id=row["doc_id"], knowledge_base=kb, title=row["title"], file_name=row["file_name"] or "",
-            update_date=row["update_date"], authority=int(row["authority"]), doc_type=row["doc_type"] or "",
-            series=row["series"], revision=row["revision"], chunks=int(count_of[row["doc_id"]]),
-            content_hash=row["content_hash"], ingested_at=row["ingested_at"],
-        )
-    return sorted(seen.values(), key=lambda d: (d.update_date or "", d.title), reverse=True)

@@ -7,6 +7,8 @@ brings the table's indexes up to date:
 - the full-text index on ``search_text`` (English stemming and stop words) must exist; without
   it LanceDB still answers keyword queries, but by a plain scan without stemming, so "bolts"
   no longer finds "bolt";
+- the scalar (BTree) index on ``doc_id`` must exist, so deleting, replacing or reading one document
+  finds its rows without scanning the table;
 - the ANN vector index is built once the table reaches ``ann_index_min_rows``;
 - rows written since the indexes were built are folded into them (``optimize``, which also
   compacts the small fragments that many small writes leave).
@@ -21,14 +23,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from lancedb.index import FTS
+from lancedb.index import FTS, BTree
 
 from engine.config import Settings
 from engine.store.commits import retry_conflicts
 
 log = logging.getLogger(__name__)
 FTS_INDEX = "search_text_idx"
+DOC_INDEX = "doc_id_idx"
 VECTOR_INDEX = "vector_idx"
+CATALOGUE_MAX_FRAGMENTS = 16
+"""A document catalogue is compacted once it has this many fragments (each write adds about two)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,7 @@ def expected_indexes(rows: int, settings: Settings) -> tuple[str, ...]:
     """The indexes a table of ``rows`` rows should have (none while it is empty)."""
     if rows == 0:
         return ()
-    return (FTS_INDEX, VECTOR_INDEX) if rows >= settings.ann_index_min_rows else (FTS_INDEX,)
+    return (FTS_INDEX, DOC_INDEX, VECTOR_INDEX) if rows >= settings.ann_index_min_rows else (FTS_INDEX, DOC_INDEX)
 
 
 def index_names(table) -> set[str]:
@@ -86,6 +91,15 @@ def build_keyword_index(table) -> None:
     )
 
 
+def build_doc_index(table) -> None:
+    """(Re)build the BTree index on ``doc_id``."""
+    retry_conflicts(lambda: table.create_index("doc_id", config=BTree(), replace=True, name=DOC_INDEX),
+                    f"Building the document-id index of {table.name}")
+
+
+BUILDERS = {FTS_INDEX: build_keyword_index, DOC_INDEX: build_doc_index}
+
+
 def build_vector_index(table) -> None:
     log.info("building ANN index on %s", table.name)
     retry_conflicts(
@@ -100,10 +114,18 @@ def maintain(table, kb: str, settings: Settings) -> MaintenanceResult:
     health = index_health(table, settings)
     built = []
     for name in health.missing:
-        (build_keyword_index if name == FTS_INDEX else build_vector_index)(table)
+        BUILDERS.get(name, build_vector_index)(table)
         built.append(name)
     optimized = False
     if health.unindexed_rows:
         retry_conflicts(table.optimize, f"Updating the indexes of {table.name}")
         optimized = True
     return MaintenanceResult(kb, tuple(built), optimized)
+
+
+def tidy_catalogue(catalogue) -> bool:
+    """Compact a document catalogue that many small writes have split into fragments; True when it did."""
+    if catalogue.stats()["fragment_stats"]["num_fragments"] < CATALOGUE_MAX_FRAGMENTS:
+        return False
+    retry_conflicts(catalogue.optimize, f"Compacting {catalogue.name}")
+    return True

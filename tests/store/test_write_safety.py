@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.errors import KnowledgeBaseError
@@ -107,7 +109,7 @@ def test_a_document_two_ingests_both_add_is_stored_once(ingestor, store):
 
 @pytest.mark.integration
 def test_a_base_whose_creation_was_cut_short_can_be_written(ingestor, store, settings):
-    (settings.lancedb_dir / "kb_manuals.lance" / "data").mkdir(parents=True)  # folder made, no version committed
+    (Path(settings.store_location) / "kb_manuals.lance" / "data").mkdir(parents=True)  # folder made, no version committed
     assert store.list_knowledge_bases() == [] and store.document_hashes("manuals") == {}
     report = ingestor.ingest_records(RECORDS, "manuals")
     assert [f.status for f in report.files] == ["added", "added"]
