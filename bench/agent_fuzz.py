@@ -136,7 +136,7 @@ def run(cases: int, seed: int, audit_every: int) -> dict[str, Any]:
     sys.setrecursionlimit(1000)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        audit = AuditLog.in_data_dir(root / "data")
+        audit = AuditLog(root / "data")
         started = time.perf_counter()
         for case in range(cases):
             provider = ScriptedProvider(fuzz.turns())

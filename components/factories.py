@@ -33,14 +33,14 @@ def get_perception():
 def get_strategy_store():
     from engine.orchestration import StrategyStore
 
-    return StrategyStore(get_settings().data_dir)
+    return StrategyStore(get_settings())
 
 
 @st.cache_resource(show_spinner=False)
 def get_trace_store():
     from engine.tracing import TraceStore
 
-    return TraceStore(get_settings().data_dir)
+    return TraceStore(get_settings())
 
 
 @st.cache_resource(show_spinner="Preparing the pipeline…")
@@ -94,14 +94,14 @@ def get_agent_gate():
 def get_experiment_store():
     from engine.experiments import ExperimentStore
 
-    return ExperimentStore(get_settings().data_dir)
+    return ExperimentStore(get_settings())
 
 
 @st.cache_resource(show_spinner=False)
 def get_rollout_store():
     from engine.experiments import RolloutStore
 
-    return RolloutStore(get_settings().data_dir)
+    return RolloutStore(get_settings())
 
 
 @st.cache_data(show_spinner=False)

@@ -187,6 +187,11 @@ class Settings(BaseSettings):
         default=200.0, gt=0, description="Largest multipart upload the API accepts in one request, in MB "
         "(each file is also held to max_file_mb).",
     )
+    database_url: str | None = Field(
+        default=None, repr=False,
+        description="WORKBENCH_DATABASE_URL: SQLAlchemy URL of the database for traces, audit, agent runs, "
+        "strategies, experiments and rollout (postgresql://user:pass@host/db). Unset: SQLite at DATA_DIR/workbench.db.",
+    )
 
     @field_validator("users", "api_tokens", mode="before")
     @classmethod

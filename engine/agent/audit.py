@@ -1,9 +1,10 @@
-"""The audit log and run store: SQLite at ``DATA_DIR/audit.sqlite3``.
+"""The audit log and run store, in the workbench database (see :mod:`engine.database`).
 
 ``agent_steps`` is append-only: one row per tool call decision, arguments redacted.
 ``agent_runs`` keeps each run's state, so a paused run can be resumed by another
 process; :meth:`AuditLog.claim` moves a run out of ``paused`` atomically, which is
-what makes an approved call run at most once even when two resumes race.
+what makes an approved call run at most once even when two resumes race (in two processes too, on a
+shared PostgreSQL database).
 
 Everything is cleaned before it is written (lone surrogates replaced, nesting cut: see
 :mod:`engine.agent.limits`), and reading is tolerant of rows written before that (bad
@@ -15,18 +16,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import sqlite3
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import insert, select, update
 
 from engine.agent.errors import AgentError
 from engine.agent.limits import clean, clean_text
 from engine.agent.run import RunState
+from engine.database import Database, open_database
+from engine.database.sql import upsert
+from engine.database.tables import agent_runs, agent_steps
 from engine.redaction import redact_strings, redact_text
 
-FILE_NAME = "audit.sqlite3"
+if TYPE_CHECKING:
+    from engine.config import Settings
+
 REDACTED = "[REDACTED]"
 SECRET_KEY = re.compile(r"pass(word|wd|phrase)?|token|api[_-]?key|secret|authori[sz]ation|credential|private[_-]?key",
                         re.IGNORECASE)
@@ -34,19 +40,6 @@ SECRET_VALUE = re.compile(
     r"\bsk-[A-Za-z0-9_-]{8,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}"
     r"|\bBearer\s+[A-Za-z0-9._~+/=-]{8,}",
 )
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS agent_steps (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id TEXT NOT NULL, step INTEGER NOT NULL, ts TEXT NOT NULL,
-    user TEXT NOT NULL, role TEXT NOT NULL, tool TEXT NOT NULL, arguments TEXT NOT NULL,
-    decision TEXT NOT NULL, duration_ms REAL NOT NULL, result_status TEXT NOT NULL, message TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS agent_steps_run ON agent_steps (run_id, step);
-CREATE TABLE IF NOT EXISTS agent_runs (
-    run_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-    user TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL, request TEXT NOT NULL, state TEXT NOT NULL
-);
-"""
 
 
 def redact(value: Any) -> Any:
@@ -79,11 +72,6 @@ def _loads(text: Any) -> Any:
         return {"[unreadable]": clean_text(str(text))[:200]}
 
 
-def _text(raw: bytes) -> str:
-    """A TEXT column as str, whatever bytes an older version or another tool wrote there."""
-    return clean_text(raw.decode("utf-8", "replace"))
-
-
 def _state_json(state: RunState) -> str:
     """A run's state as JSON; when it cannot be stored whole, the status and final text alone (never unsaved)."""
     fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
@@ -108,29 +96,21 @@ def now_iso() -> str:
 
 
 class AuditLog:
-    """Steps and runs in one SQLite file; safe to share between threads of a process."""
+    """Steps and runs in the workbench database; safe to share between threads and processes."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.text_factory = _text
-        self._lock = threading.Lock()
-        with self._lock:
-            if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.executescript(_SCHEMA)
+    def __init__(self, target: "Database | Settings | Path | str") -> None:
+        """``target``: a Database, Settings, a data folder, a database URL, or ``":memory:"`` (a private log)."""
+        self.db = open_database(target)
 
     @classmethod
     def in_data_dir(cls, data_dir: str | Path) -> "AuditLog":
-        """The audit log of a data folder."""
-        return cls(Path(data_dir) / FILE_NAME)
+        """The audit log of a data folder (its SQLite database)."""
+        return cls(Path(data_dir))
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        """Release a private in-memory log; a shared database stays open (connections return to its pool)."""
+        if self.db.in_memory:
+            self.db.close()
 
     # -- steps ----------------------------------------------------------------
     def record_step(
@@ -139,66 +119,66 @@ class AuditLog:
     ) -> None:
         """Append one step; arguments and message are redacted first."""
         text = lambda value: clean_text(str(value))  # noqa: E731
-        row = (text(run_id), int(step), now_iso(), text(user), text(role), text(tool), _dumps(redact(clean(arguments))),
-               text(decision), float(duration_ms), text(result_status), text(redact(clean_text(str(message)))))
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO agent_steps (run_id, step, ts, user, role, tool, arguments, decision, duration_ms,"
-                " result_status, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row,
-            )
+        row = {"run_id": text(run_id), "step": int(step), "ts": now_iso(), "user_name": text(user), "role": text(role),
+               "tool": text(tool), "arguments": _dumps(redact(clean(arguments))), "decision": text(decision),
+               "duration_ms": float(duration_ms), "result_status": text(result_status),
+               "message": text(redact(clean_text(str(message))))}
+        with self.db.begin() as conn:
+            conn.execute(insert(agent_steps), row)
 
     def steps(self, run_id: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Recorded steps, oldest first (the last ``limit`` of them), for one run or all."""
-        where, params = ("WHERE run_id = ?", [run_id]) if run_id else ("", [])
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT * FROM (SELECT * FROM agent_steps {where} ORDER BY id DESC LIMIT ?) ORDER BY id",
-                [*params, int(limit)],
-            ).fetchall()
-        return [dict(row, arguments=_loads(row["arguments"])) for row in rows]
+        where = [agent_steps.c.run_id == run_id] if run_id else []
+        query = select(agent_steps).where(*where).order_by(agent_steps.c.id.desc()).limit(int(limit))
+        with self.db.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [_step(row) for row in reversed(rows)]
 
     # -- runs -----------------------------------------------------------------
     def save_run(self, state: RunState) -> None:
         """Insert or update a run's state, credentials redacted from every text in it."""
         state = RunState.from_json(redact_strings(state.to_json()))
-        stamp = now_iso()
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO agent_runs (run_id, created_at, updated_at, user, role, status, request, state)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET updated_at = excluded.updated_at,"
-                " status = excluded.status, state = excluded.state",
-                (state.run_id, state.created_at, stamp, clean_text(state.user), state.role, state.status,
-                 clean_text(state.request), _state_json(state)),
-            )
+        row = {"run_id": state.run_id, "created_at": state.created_at, "updated_at": now_iso(),
+               "user_name": clean_text(state.user), "role": state.role, "status": state.status,
+               "request": clean_text(state.request), "state": _state_json(state)}
+        with self.db.begin() as conn:
+            upsert(conn, agent_runs, row, keys=["run_id"], update=["updated_at", "status", "state"])
 
     def load_run(self, run_id: str) -> RunState | None:
-        with self._lock:
-            row = self._conn.execute("SELECT state, status FROM agent_runs WHERE run_id = ?", (run_id,)).fetchone()
+        query = select(agent_runs.c.state, agent_runs.c.status).where(agent_runs.c.run_id == run_id)
+        with self.db.connect() as conn:
+            row = conn.execute(query).first()
         if row is None:
             return None
-        data = _loads(row["state"])
+        data = _loads(row.state)
         if not isinstance(data, dict) or "[unreadable]" in data:
             raise AgentError(f"The stored state of run {run_id} cannot be read, so it cannot be continued; "
                              "start a new request.")
         state = RunState.from_json(data)
-        state.status = row["status"]
+        state.status = row.status
         return state
 
     def claim(self, run_id: str, from_status: str = "paused", to_status: str = "running") -> bool:
         """Move a run from one status to another; False when it was not in ``from_status`` (someone else won)."""
-        with self._lock:
-            cursor = self._conn.execute(
-                "UPDATE agent_runs SET status = ?, updated_at = ? WHERE run_id = ? AND status = ?",
-                (to_status, now_iso(), run_id, from_status),
-            )
-        return cursor.rowcount == 1
+        statement = (update(agent_runs).where(agent_runs.c.run_id == run_id, agent_runs.c.status == from_status)
+                     .values(status=to_status, updated_at=now_iso()))
+        with self.db.begin() as conn:
+            return conn.execute(statement).rowcount == 1
 
     def runs(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
         """Recent runs, newest first: id, times, user, role, status, request."""
-        where, params = ("WHERE status = ?", [status]) if status else ("", [])
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT run_id, created_at, updated_at, user, role, status, request FROM agent_runs {where}"
-                " ORDER BY created_at DESC LIMIT ?", [*params, int(limit)],
-            ).fetchall()
-        return [dict(row) for row in rows]
+        c = agent_runs.c
+        query = (select(c.run_id, c.created_at, c.updated_at, c.user_name, c.role, c.status, c.request)
+                 .where(*([c.status == status] if status else [])).order_by(c.created_at.desc()).limit(int(limit)))
+        with self.db.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [{**{k: v for k, v in row.items() if k != "user_name"}, "user": clean_text(row["user_name"])}
+                for row in rows]
+
+
+def _step(row: Any) -> dict[str, Any]:
+    """A stored step as the dict ``steps`` returns (``user``, arguments parsed)."""
+    out = {k: clean_text(v) if isinstance(v, str) else v for k, v in row.items() if k != "user_name"}
+    out["user"] = clean_text(row["user_name"])
+    out["arguments"] = _loads(row["arguments"])
+    return out

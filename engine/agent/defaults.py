@@ -70,7 +70,7 @@ def build_runtime(
 
     options.setdefault("allowed_link_hosts", settings.allowed_link_hosts)
     return AgentRuntime(
-        provider, registry or default_registry(), policy or Policy(), audit or AuditLog.in_data_dir(settings.data_dir),
+        provider, registry or default_registry(), policy or Policy(), audit or AuditLog(settings),
         context, **options,
     )
 

@@ -86,7 +86,7 @@ def load_services(settings: Settings, *, provider_id: str | None = None) -> Serv
     directory = Directory.from_settings(settings)
     provider_id = provider_id or default_provider_id()
     store = KnowledgeBaseStore(settings)
-    strategies, traces = StrategyStore(settings.data_dir), TraceStore(settings.data_dir)
+    strategies, traces = StrategyStore(settings), TraceStore(settings)
     pipeline = Pipeline(settings, store, perception=get_perception(), strategies=strategies, traces=traces)
     hook = tool_context_hook(directory, lambda: pipeline, provider_id)
     runtime = build_runtime(settings, get_provider(provider_id), store=store, context_hook=hook)

@@ -63,7 +63,7 @@ def cmd_agent(args, parser: argparse.ArgumentParser) -> int:
     if words[0] == "resume":
         if len(words) != 2 or not (args.approve or args.deny):
             parser.error("resume takes one RUN_ID and --approve or --deny: agent resume RUN_ID --approve")
-        stored = AuditLog.in_data_dir(settings.data_dir).load_run(words[1])
+        stored = AuditLog(settings).load_run(words[1])
         provider_id = args.provider or (stored.provider if stored else None) or default_provider_id()
         run = _runtime(args, settings, provider_id).resume(words[1], approve=args.approve, approver=user,
                                                                  approver_role=args.role)
@@ -97,7 +97,7 @@ def render_run(payload: dict[str, Any]) -> str:
 
 def cmd_audit_list(args) -> int:
     settings = settings_from(args)
-    steps = AuditLog.in_data_dir(settings.data_dir).steps(run_id=args.run, limit=args.limit)
+    steps = AuditLog(settings).steps(run_id=args.run, limit=args.limit)
 
     def render(payload: dict[str, Any]) -> str:
         if not payload["steps"]:

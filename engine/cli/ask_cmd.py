@@ -87,7 +87,7 @@ def cmd_ask(args) -> int:
 def cmd_traces_list(args) -> int:
     from engine.tracing import TraceStore
 
-    runs = TraceStore(settings_from(args).data_dir).list(limit=args.limit, status=args.status)
+    runs = TraceStore(settings_from(args)).list(limit=args.limit, status=args.status)
     payload = {"traces": [r.to_dict() for r in runs]}
     emit(args, payload, lambda p: table(
         [dict(r, total_ms=f"{r['total_ms']:.0f}") for r in p["traces"]],
@@ -99,7 +99,7 @@ def cmd_traces_list(args) -> int:
 def cmd_traces_stats(args) -> int:
     from engine.tracing import TraceStore, trace_stats
 
-    store = TraceStore(settings_from(args).data_dir)
+    store = TraceStore(settings_from(args))
     runs = store.list(limit=args.limit)
     stats = trace_stats(runs, [store.get(r.trace_id) for r in runs]).to_dict()
 
@@ -116,6 +116,6 @@ def cmd_traces_stats(args) -> int:
 def cmd_traces_show(args) -> int:
     from engine.tracing import TraceStore
 
-    payload = TraceStore(settings_from(args).data_dir).get(args.trace_id)
+    payload = TraceStore(settings_from(args)).get(args.trace_id)
     emit(args, payload, render_answer)
     return 0

@@ -81,11 +81,11 @@ def cmd_experiment_run(args) -> int:
     if args.variant == "strategy":
         from engine.orchestration import StrategyStore
 
-        versions = StrategyStore(settings.data_dir)
+        versions = StrategyStore(settings)
         for variant in (variant_a, variant_b):
             if variant.options.strategy_version:
                 versions.load(variant.options.strategy_version)  # fails early with a clear message
-    questions = load_question_set(args.questions, settings.data_dir, args.limit)
+    questions = load_question_set(args.questions, settings, args.limit)
     experiment = ExperimentRunner(runner.build_pipeline(settings), variant_a, variant_b, seed=args.seed,
                                   n_resamples=args.resamples)
     total = len(questions.limited(args.limit)) * 2
@@ -99,15 +99,15 @@ def cmd_experiment_run(args) -> int:
                   + (f" ({ms:.0f} ms)" if ms is not None else ""), file=sys.stderr)
 
     result = experiment.run(questions, limit=args.limit, progress=progress)
-    path = ExperimentStore(settings.data_dir).save(result)
-    emit(args, {**result.to_dict(), "saved_to": str(path)}, render_experiment)
+    path = ExperimentStore(settings).save(result)
+    emit(args, {**result.to_dict(), "saved_to": f"the workbench database, experiment {path}"}, render_experiment)
     return 0
 
 
 def cmd_experiment_list(args) -> int:
     from engine.experiments import ExperimentStore
 
-    items = ExperimentStore(settings_from(args).data_dir).list(limit=args.limit)
+    items = ExperimentStore(settings_from(args)).list(limit=args.limit)
     emit(args, {"experiments": items}, lambda p: table(
         p["experiments"], ["id", "created_at", "source", "variant_a", "variant_b", "questions", "failures"],
     ) if p["experiments"] else "No experiments yet. Run one: python -m engine experiment run --questions samples "
@@ -118,7 +118,7 @@ def cmd_experiment_list(args) -> int:
 def cmd_experiment_show(args) -> int:
     from engine.experiments import ExperimentStore
 
-    result = ExperimentStore(settings_from(args).data_dir).get(args.experiment_id)
+    result = ExperimentStore(settings_from(args)).get(args.experiment_id)
     emit(args, result.to_dict(), render_experiment)
     return 0
 
@@ -131,12 +131,12 @@ def _render_rollout(p: dict) -> str:
 def cmd_rollout_get(args) -> int:
     from engine.experiments import RolloutStore
 
-    emit(args, RolloutStore(settings_from(args).data_dir).get().to_dict(), _render_rollout)
+    emit(args, RolloutStore(settings_from(args)).get().to_dict(), _render_rollout)
     return 0
 
 
 def cmd_rollout_set(args) -> int:
     from engine.experiments import RolloutStore
 
-    emit(args, RolloutStore(settings_from(args).data_dir).set(args.percent).to_dict(), _render_rollout)
+    emit(args, RolloutStore(settings_from(args)).set(args.percent).to_dict(), _render_rollout)
     return 0

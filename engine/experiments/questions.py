@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import EngineError
 from engine.evaluation.qa import QARow, qa_row
 from engine.experiments.variants import ExperimentError
+
+if TYPE_CHECKING:
+    from engine.config import Settings
 
 SAMPLE_QUESTIONS = Path(__file__).resolve().parents[2] / "sample_docs" / "questions.txt"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -160,8 +163,9 @@ def questions_from_traces(traces: Any, limit: int = DEFAULT_TRACE_LIMIT) -> Ques
     return QuestionSet("traces", tuple(seen)[:limit])
 
 
-def load_question_set(spec: str, data_dir: Path | None = None, limit: int | None = None) -> QuestionSet:
-    """``samples``, ``traces`` (needs ``data_dir``) or a file path -> QuestionSet, cut to ``limit``."""
+def load_question_set(spec: str, data_dir: "Settings | Path | None" = None, limit: int | None = None) -> QuestionSet:
+    """``samples``, ``traces`` (needs ``data_dir``: Settings or a data folder) or a file path -> QuestionSet, cut
+    to ``limit``."""
     if spec == "samples":
         return sample_questions().limited(limit)
     if spec == "traces":

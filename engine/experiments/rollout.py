@@ -1,6 +1,6 @@
 """Gradual rollout: the share of Ask traffic that gets reflection, and the arm each question lands in.
 
-The share lives in ``DATA_DIR/rollout.json``. Assignment hashes the session id and the
+The share is the ``rollout`` setting in the workbench database. Assignment hashes the session id and the
 question, so the same user asking the same question always lands in the same arm.
 """
 
@@ -14,12 +14,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+
 from engine.config import Settings
+from engine.database import Database, open_database
+from engine.database.legacy import ROLLOUT
+from engine.database.sql import upsert
+from engine.database.tables import app_settings
 from engine.errors import ConfigError
-from engine.experiments.store import atomic_write
 from engine.pipeline.options import AskOptions
 
-ROLLOUT_FILE = "rollout.json"
 DEFAULT_SHARE = 100.0
 """Without a stored setting everyone gets reflection, as the Ask page always has."""
 
@@ -52,25 +56,29 @@ class RolloutSetting:
 
 
 class RolloutStore:
-    """Read and set the rollout share (JSON file, atomic writes)."""
+    """Read and set the rollout share (one row of ``app_settings``)."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.path = Path(data_dir) / ROLLOUT_FILE
+    def __init__(self, target: Database | Settings | Path | str) -> None:
+        self.db = open_database(target)
 
     def get(self) -> RolloutSetting:
-        if not self.path.is_file():
+        with self.db.connect() as conn:
+            text = conn.execute(select(app_settings.c.value).where(app_settings.c.key == ROLLOUT)).scalar()
+        if text is None:
             return RolloutSetting()
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(text)
             return RolloutSetting(validate_share(data["share"]), data.get("updated_at"))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ConfigError) as exc:
-            raise ConfigError(f"{self.path} is damaged ({exc}); set the share again with "
+        except (ValueError, KeyError, TypeError, ConfigError) as exc:
+            raise ConfigError(f"The stored rollout share is damaged ({exc}); set the share again with "
                               "`python -m engine rollout set PERCENT`.") from None
 
     def set(self, share: float | str) -> RolloutSetting:
         """Store a new share (0-100 %); returns the stored setting."""
         setting = RolloutSetting(validate_share(share), datetime.now(timezone.utc).isoformat(timespec="seconds"))
-        atomic_write(self.path, json.dumps({"share": setting.share, "updated_at": setting.updated_at}))
+        value = json.dumps({"share": setting.share, "updated_at": setting.updated_at})
+        with self.db.begin() as conn:
+            upsert(conn, app_settings, {"key": ROLLOUT, "value": value, "updated_at": setting.updated_at}, keys=["key"])
         return setting
 
 
@@ -93,6 +101,6 @@ def assign_reflection(question: str, session_id: str, share: float) -> tuple[boo
 
 def rollout_options(base: AskOptions, question: str, session_id: str, settings: Settings) -> AskOptions:
     """``base`` with reflection set by the stored rollout share and the arm recorded in ``rollout_bucket``."""
-    share = RolloutStore(settings.data_dir).get().share
+    share = RolloutStore(settings).get().share
     on, bucket = assign_reflection(question, session_id, share)
     return base.model_copy(update={"reflection": on, "rollout_bucket": bucket})

@@ -1,35 +1,28 @@
-"""Experiment results as JSON files under ``DATA_DIR/experiments/<id>.json``."""
+"""Experiment results in the workbench database (see :mod:`engine.database`), one row per experiment."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import delete, select
+
+from engine.database import Database, open_database
+from engine.database.sql import upsert
+from engine.database.tables import experiments
 from engine.experiments.report import ExperimentResult
 from engine.experiments.variants import ExperimentError
 
+if TYPE_CHECKING:
+    from engine.config import Settings
+
 log = logging.getLogger(__name__)
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def new_experiment_id(now: datetime | None = None) -> str:
@@ -38,50 +31,57 @@ def new_experiment_id(now: datetime | None = None) -> str:
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
+def _check_id(experiment_id: str) -> str:
+    if not isinstance(experiment_id, str) or not _ID.match(experiment_id):
+        raise ExperimentError(f"{experiment_id!r} is not an experiment id; list them with "
+                              "`python -m engine experiment list`.")
+    return experiment_id
+
+
 class ExperimentStore:
     """Save, list and load experiment results."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.folder = Path(data_dir) / "experiments"
+    def __init__(self, target: "Database | Settings | Path | str") -> None:
+        self.db = open_database(target)
 
-    def _path(self, experiment_id: str) -> Path:
-        if not _ID.match(experiment_id or ""):
-            raise ExperimentError(f"{experiment_id!r} is not an experiment id; list them with "
-                                  "`python -m engine experiment list`.")
-        return self.folder / f"{experiment_id}.json"
-
-    def save(self, result: ExperimentResult) -> Path:
-        """Store ``result`` (replacing an earlier file with the same id); returns the file path."""
-        path = self._path(result.id)
-        atomic_write(path, json.dumps(result.to_dict(), indent=1, ensure_ascii=False))
-        return path
+    def save(self, result: ExperimentResult) -> str:
+        """Store ``result`` (replacing an earlier one with the same id); returns its id."""
+        row = {"id": _check_id(result.id), "created_at": result.created_at,
+               "result": json.dumps(result.to_dict(), ensure_ascii=False)}
+        with self.db.begin() as conn:
+            upsert(conn, experiments, row, keys=["id"])
+        return result.id
 
     def get(self, experiment_id: str) -> ExperimentResult:
-        path = self._path(experiment_id)
-        if not path.is_file():
+        _check_id(experiment_id)
+        with self.db.connect() as conn:
+            text = conn.execute(select(experiments.c.result).where(experiments.c.id == experiment_id)).scalar()
+        if text is None:
             raise ExperimentError(f"Experiment {experiment_id!r} not found; list them with "
                                   "`python -m engine experiment list`.")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ExperimentError(f"{path} cannot be read ({exc}); delete it and run the experiment again.") from None
-        return ExperimentResult.from_dict(data)
+            return ExperimentResult.from_dict(json.loads(text))
+        except ValueError as exc:
+            raise ExperimentError(f"Experiment {experiment_id!r} cannot be read ({exc}); delete it with "
+                                  "ExperimentStore.delete and run the experiment again.") from None
 
     def list(self, limit: int | None = None) -> list[dict[str, Any]]:
-        """Summaries of stored experiments, newest first; unreadable files are skipped with a warning."""
+        """Summaries of stored experiments, newest first; unreadable ones are skipped with a warning."""
+        query = select(experiments.c.id, experiments.c.result).order_by(experiments.c.created_at.desc(),
+                                                                       experiments.c.id.desc())
         out = []
-        for path in self.folder.glob("*.json") if self.folder.is_dir() else ():
-            try:
-                out.append(ExperimentResult.from_dict(json.loads(path.read_text(encoding="utf-8"))).summary())
-            except (OSError, json.JSONDecodeError, ExperimentError) as exc:
-                log.warning("skipping unreadable experiment file %s: %s", path, exc)
-        out.sort(key=lambda s: (s["created_at"], s["id"]), reverse=True)
-        return out[:limit] if limit is not None else out
+        with self.db.connect() as conn:
+            for row in conn.execute(query):
+                try:
+                    out.append(ExperimentResult.from_dict(json.loads(row.result)).summary())
+                except (ValueError, ExperimentError) as exc:
+                    log.warning("skipping unreadable experiment %s: %s", row.id, exc)
+                if limit is not None and len(out) >= limit:
+                    break
+        return out
 
     def delete(self, experiment_id: str) -> bool:
         """Remove one stored experiment; False when there was none."""
-        path = self._path(experiment_id)
-        if path.is_file():
-            path.unlink()
-            return True
-        return False
+        _check_id(experiment_id)
+        with self.db.begin() as conn:
+            return conn.execute(delete(experiments).where(experiments.c.id == experiment_id)).rowcount == 1

@@ -1,22 +1,29 @@
-"""Versioned strategies under ``DATA_DIR/strategies``: every save is a new timestamped version."""
+"""Versioned strategies in the workbench database: every save is a new timestamped version."""
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
 
+from engine.database import Database, open_database
+from engine.database.legacy import ACTIVE_STRATEGY
+from engine.database.sql import upsert
+from engine.database.tables import app_settings, strategy_versions
 from engine.errors import ConfigError
 from engine.orchestration.strategy import Strategy
 
+if TYPE_CHECKING:
+    from engine.config import Settings
+
 _VERSION_FORMAT = "%Y%m%dT%H%M%S%fZ"
+_SAVE_ATTEMPTS = 1000
 
 
 @dataclass(frozen=True)
@@ -26,13 +33,6 @@ class StrategyVersion:
     note: str
     saved_at: str
     active: bool = False
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 def diff_strategies(a: Strategy, b: Strategy) -> list[dict[str, Any]]:
@@ -50,54 +50,66 @@ def diff_strategies(a: Strategy, b: Strategy) -> list[dict[str, Any]]:
     return changes
 
 
+def _check_version(version: str) -> str:
+    try:
+        datetime.strptime(version, _VERSION_FORMAT)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{version!r} is not a strategy version; list them with StrategyStore.versions().") from None
+    return version
+
+
 class StrategyStore:
-    """Save, list, load and activate strategy versions (JSON files plus an ``active`` pointer)."""
+    """Save, list, load and activate strategy versions (rows plus an ``active_strategy`` setting)."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.folder = Path(data_dir) / "strategies"
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-
-    def _path(self, version: str) -> Path:
-        try:
-            datetime.strptime(version, _VERSION_FORMAT)
-        except ValueError:
-            raise ConfigError(f"{version!r} is not a strategy version; list them with StrategyStore.versions().") from None
-        return self.folder / f"{version}.json"
+    def __init__(self, target: "Database | Settings | Path | str") -> None:
+        self.db = open_database(target)
 
     def save(self, strategy: Strategy, note: str = "", activate: bool = True) -> str:
         """Store ``strategy`` as a new version (and make it active unless told not to)."""
-        with self._lock:
-            now = datetime.now(timezone.utc)
+        now = datetime.now(timezone.utc)
+        body = json.dumps(strategy.model_dump(mode="json"))
+        for _ in range(_SAVE_ATTEMPTS):
             version = now.strftime(_VERSION_FORMAT)
-            while (self.folder / f"{version}.json").exists():  # two saves in the same microsecond
+            try:
+                with self.db.begin() as conn:
+                    conn.execute(insert(strategy_versions).values(
+                        version=version, saved_at=now.isoformat(timespec="seconds"), name=strategy.name, note=note,
+                        strategy=body))
+                    if activate:
+                        self._set_active(conn, version)
+                return version
+            except IntegrityError:  # two saves in the same microsecond
                 now = now.replace(microsecond=(now.microsecond + 1) % 1_000_000)
-                version = now.strftime(_VERSION_FORMAT)
-            record = {"version": version, "saved_at": now.isoformat(timespec="seconds"), "note": note,
-                      "strategy": strategy.model_dump(mode="json")}
-            _atomic_write(self.folder / f"{version}.json", json.dumps(record, indent=2))
-            if activate:
-                _atomic_write(self.folder / "active", version)
-        return version
+        raise ConfigError("Could not find a free strategy version; try saving again.")
+
+    @staticmethod
+    def _set_active(conn, version: str) -> None:  # noqa: ANN001 - a SQLAlchemy connection
+        upsert(conn, app_settings, {"key": ACTIVE_STRATEGY, "value": version,
+                                    "updated_at": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+               keys=["key"])
 
     def load(self, version: str) -> Strategy:
-        path = self._path(version)
-        if not path.is_file():
+        _check_version(version)
+        with self.db.connect() as conn:
+            body = conn.execute(select(strategy_versions.c.strategy)
+                                .where(strategy_versions.c.version == version)).scalar()
+        if body is None:
             raise ConfigError(f"Strategy version {version} does not exist; list versions to pick another.")
-        record = json.loads(path.read_text(encoding="utf-8"))
         try:
-            return Strategy.model_validate(record["strategy"])
-        except ValidationError as exc:
-            raise ConfigError(f"Strategy version {version} is invalid ({exc.errors()[0]['msg']}); activate another.") from None
+            return Strategy.model_validate(json.loads(body))
+        except (ValueError, ValidationError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            raise ConfigError(f"Strategy version {version} is invalid ({reason}); activate another.") from None
+
+    def _active_pointer(self) -> str | None:
+        query = (select(app_settings.c.value).join(strategy_versions, strategy_versions.c.version == app_settings.c.value)
+                 .where(app_settings.c.key == ACTIVE_STRATEGY))
+        with self.db.connect() as conn:
+            return conn.execute(query).scalar()
 
     def active_version(self) -> str:
         """The active version; saves the built-in default first when there is none."""
-        pointer = self.folder / "active"
-        if pointer.is_file():
-            version = pointer.read_text(encoding="utf-8").strip()
-            if (self.folder / f"{version}.json").is_file():
-                return version
-        return self.save(Strategy(), note="built-in default")
+        return self._active_pointer() or self.save(Strategy(), note="built-in default")
 
     def active(self) -> tuple[str, Strategy]:
         version = self.active_version()
@@ -105,19 +117,16 @@ class StrategyStore:
 
     def activate(self, version: str) -> None:
         self.load(version)  # must exist and be valid
-        with self._lock:
-            _atomic_write(self.folder / "active", version)
+        with self.db.begin() as conn:
+            self._set_active(conn, version)
 
     def versions(self) -> list[StrategyVersion]:
         """All versions, newest first."""
-        pointer = self.folder / "active"
-        active = pointer.read_text(encoding="utf-8").strip() if pointer.is_file() else ""
-        out = []
-        for path in sorted(self.folder.glob("*.json"), reverse=True):
-            record = json.loads(path.read_text(encoding="utf-8"))
-            out.append(StrategyVersion(record["version"], record["strategy"].get("name", ""), record.get("note", ""),
-                                       record.get("saved_at", ""), record["version"] == active))
-        return out
+        active = self._active_pointer() or ""
+        c = strategy_versions.c
+        with self.db.connect() as conn:
+            rows = conn.execute(select(c.version, c.name, c.note, c.saved_at).order_by(c.version.desc())).all()
+        return [StrategyVersion(r.version, r.name, r.note, r.saved_at, r.version == active) for r in rows]
 
     def diff(self, a: str, b: str) -> list[dict[str, Any]]:
         return diff_strategies(self.load(a), self.load(b))

@@ -51,8 +51,8 @@ class Pipeline:
 
             validator = Validator()
         self.perception = perception
-        self.strategies = strategies or StrategyStore(settings.data_dir)
-        self.traces = traces or TraceStore(settings.data_dir)
+        self.strategies = strategies or StrategyStore(settings)
+        self.traces = traces or TraceStore(settings)
         self.retriever = retriever or Retriever(self.store, today=today)
         self.reflection_factory = reflection_factory
         self.validator = validator

@@ -6,6 +6,7 @@ import pytest
 
 from engine.agent import AuditLog, redact
 from engine.agent.run import RunState
+from engine.database import Database
 
 pytestmark = pytest.mark.unit
 
@@ -30,7 +31,7 @@ def test_steps_and_runs_persist_across_connections(tmp_path):
     log.save_run(state)
     log.close()
 
-    again = AuditLog(tmp_path / "audit.sqlite3")
+    again = AuditLog(Database(f"sqlite:///{tmp_path / 'workbench.db'}"))  # a second engine on the same file
     (row,) = again.steps("r1")
     assert row["arguments"] == {"expression": "1+1", "secret": "[REDACTED]"} and row["decision"] == "allowed"
     loaded = again.load_run("r1")

@@ -106,15 +106,15 @@ def test_lone_surrogates_in_names_keys_and_values_never_break_the_run_or_audit_l
 def test_audit_list_reads_rows_written_before_text_was_cleaned(tmp_path):
     data = tmp_path / "data"
     AuditLog.in_data_dir(data).close()
-    with sqlite3.connect(data / "audit.sqlite3") as conn:
-        insert = ("INSERT INTO agent_steps (run_id, step, ts, user, role, tool, arguments, decision, duration_ms,"
+    with sqlite3.connect(data / "workbench.db") as conn:
+        insert = ("INSERT INTO agent_steps (run_id, step, ts, user_name, role, tool, arguments, decision, duration_ms,"
                   " result_status, message) VALUES (?, 1, '2024-01-01T00:00:00', ?, 'viewer', ?, ?, 'invalid', 0,"
                   " 'invalid_arguments', '')")
         conn.execute(insert, ("r1", "ada", "search_knowledge_base", json.dumps({"query": "\udcff"})))
         conn.execute(insert, ("r2", "bob", "search", "{not json"))
-        conn.execute("INSERT INTO agent_steps (run_id, step, ts, user, role, tool, arguments, decision, duration_ms,"
-                     " result_status, message) VALUES ('r3', 1, '2024-01-01T00:00:01', CAST(X'616461FF' AS TEXT),"
-                     " 'viewer', 'calculator', '{}', 'allowed', 0, 'ok', '')")
+        conn.execute("INSERT INTO agent_steps (run_id, step, ts, user_name, role, tool, arguments, decision,"
+                     " duration_ms, result_status, message) VALUES ('r3', 1, '2024-01-01T00:00:01',"
+                     " CAST(X'616461FF' AS TEXT), 'viewer', 'calculator', '{}', 'allowed', 0, 'ok', '')")
         conn.execute("INSERT INTO agent_runs VALUES ('r3', 't', 't', CAST(X'626F62FE' AS TEXT), 'viewer', 'completed',"
                      " ?, '{}')", (json.dumps("req \udcff"),))
 

@@ -42,7 +42,7 @@ def test_run_list_show_json(capsys, pipeline, data_dir, questions):
     assert (out["variant_a"]["name"], out["variant_b"]["name"]) == ("reflection off", "reflection on")
     assert len(out["records"]) == 6 and all(r["trace_id"] for r in out["records"])
     assert {o.provider for _, o in pipeline.calls} == {"offline"}
-    assert out["saved_to"].endswith(f"{out['id']}.json")
+    assert out["saved_to"].endswith(f"experiment {out['id']}")
     code, listed = run_json(capsys, "experiment", "list", "--data-dir", data_dir)
     assert [e["id"] for e in listed["experiments"]] == [out["id"]]
     code, shown = run_json(capsys, "experiment", "show", out["id"], "--data-dir", data_dir)

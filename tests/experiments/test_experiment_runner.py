@@ -6,6 +6,10 @@ import json
 
 import pandas as pd
 import pytest
+from sqlalchemy import insert
+
+from engine.database import Database
+from engine.database.tables import experiments
 
 from engine.errors import EngineError
 from engine.experiments import (
@@ -97,14 +101,15 @@ def test_store_saves_lists_and_loads(tmp_path, fake_pipeline):
     second = ExperimentRunner(fake_pipeline, *variant_pair("mode"), n_resamples=50).run(
         QUESTIONS, experiment_id="99990101T000000Z-ffffff")
     store.save(second)
-    assert (tmp_path / "experiments" / f"{first.id}.json").is_file()
-    assert store.get(first.id) == first
+    assert ExperimentStore(Database(f"sqlite:///{tmp_path / 'workbench.db'}")).get(first.id) == first
     listed = store.list()
     assert [s["id"] for s in listed] == [second.id, first.id]  # newest first; same second: by id
     assert listed[0].keys() >= {"id", "created_at", "source", "variant_a", "variant_b", "questions", "failures"}
-    (tmp_path / "experiments" / "broken.json").write_text("{", encoding="utf-8")
+    with store.db.begin() as conn:
+        conn.execute(insert(experiments).values(id="broken", created_at="9999", result="{"))
     assert len(store.list()) == 2 and len(store.list(limit=1)) == 1
-    assert not list((tmp_path / "experiments").glob(".tmp-*"))
+    with pytest.raises(ExperimentError, match="cannot be read"):
+        store.get("broken")
     with pytest.raises(ExperimentError, match="experiment list"):
         store.get("20000101T000000Z-000000")
     with pytest.raises(ExperimentError, match="not an experiment id"):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from sqlalchemy import insert
 
 from engine.config import load_settings
+from engine.database import Database
+from engine.database.tables import app_settings
 from engine.errors import ConfigError
-from engine.experiments import RolloutStore, assign_reflection, rollout_options, validate_share
+from engine.experiments import RolloutSetting, RolloutStore, assign_reflection, rollout_options, validate_share
 from engine.pipeline.options import AskOptions
 
 pytestmark = pytest.mark.unit
@@ -55,17 +56,25 @@ def test_store_default_set_persist(tmp_path):
     saved = store.set("25")
     assert saved.share == 25.0 and saved.updated_at
     assert RolloutStore(tmp_path).get() == saved
-    assert json.loads((tmp_path / "rollout.json").read_text())["share"] == 25.0
-    assert not list(tmp_path.glob(".tmp-*"))
+    assert RolloutStore(Database(f"sqlite:///{tmp_path / 'workbench.db'}")).get() == saved  # a second engine
     with pytest.raises(ConfigError):
         store.set(150)
     assert store.get().share == 25.0
 
 
-def test_damaged_file_says_how_to_fix(tmp_path):
-    (tmp_path / "rollout.json").write_text("{not json", encoding="utf-8")
+def test_damaged_setting_says_how_to_fix(tmp_path):
+    store = RolloutStore(tmp_path)
+    with store.db.begin() as conn:
+        conn.execute(insert(app_settings).values(key="rollout", value="{not json", updated_at="t"))
     with pytest.raises(ConfigError, match="rollout set PERCENT"):
-        RolloutStore(tmp_path).get()
+        store.get()
+    store.set(40)
+    assert store.get().share == 40
+
+
+def test_damaged_old_file_is_not_imported_and_the_default_applies(tmp_path):
+    (tmp_path / "rollout.json").write_text("{not json", encoding="utf-8")
+    assert RolloutStore(tmp_path).get() == RolloutSetting()
 
 
 def test_rollout_options_sets_arm_and_bucket(tmp_path):

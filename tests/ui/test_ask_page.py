@@ -80,7 +80,12 @@ def test_auto_reflection_follows_the_rollout_and_records_the_bucket(app, ui_data
 
 
 def test_engine_error_is_shown_with_what_to_do(app, ui_data_dir):
-    (ui_data_dir / "rollout.json").write_text("{not json")
+    from engine.database.sql import upsert
+    from engine.database.tables import app_settings
+    from engine.experiments import RolloutStore
+
+    with RolloutStore(ui_data_dir).db.begin() as conn:  # a damaged stored share
+        upsert(conn, app_settings, {"key": "rollout", "value": "{not json", "updated_at": "t"}, keys=["key"])
     at = ask(app.run(), reflection="auto")
     assert not at.exception
     assert "set the share again" in at.error[0].value
