@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.pool import StaticPool
 
 from engine.errors import ConfigError
@@ -89,7 +89,15 @@ class Database:
         if self.in_memory:
             create_in_memory(self.engine)  # a throwaway database: the tables alone, no migration history
         else:
-            self.applied = upgrade(self.engine)
+            try:
+                self.applied = upgrade(self.engine)
+            except OperationalError as exc:
+                self.engine.dispose()
+                reason = str(exc.orig or exc).strip().splitlines()[0][:300]
+                fix = ("Check that the folder exists and is writable (DATA_DIR or WORKBENCH_DATABASE_URL)."
+                       if self.dialect == "sqlite" else "Check WORKBENCH_DATABASE_URL and that the server is running, "
+                       "or unset it to use SQLite under DATA_DIR.")
+                raise ConfigError(f"Cannot open the workbench database {self.safe_url} ({reason}). {fix}") from None
         if legacy_dir is not None:
             self.imported = import_legacy(self, Path(legacy_dir))
 

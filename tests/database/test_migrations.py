@@ -71,6 +71,14 @@ def test_postgres_urls_use_psycopg_3_and_bad_urls_say_what_to_do():
         normalise_url("mysql://u@h/db")
 
 
+def test_an_unreachable_server_says_what_to_check():
+    from tests.database.conftest import free_port
+
+    with pytest.raises(ConfigError, match="Cannot open the workbench database .*WORKBENCH_DATABASE_URL") as caught:
+        Database(f"postgresql://workbench:s3cret@127.0.0.1:{free_port()}/workbench")
+    assert "s3cret" not in str(caught.value)
+
+
 def test_db_upgrade_command_migrates_and_reports(tmp_path, capsys):
     from engine.cli import main
 
