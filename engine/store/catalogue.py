@@ -73,17 +73,20 @@ def with_status(entries: pa.Table, status: str) -> pa.Table:
 
 
 def infos(entries: pa.Table, kb: str) -> list[DocumentInfo]:
-    """DocumentInfos of catalogue rows, newest date first."""
-    out = [
+    """DocumentInfos of catalogue rows, newest date first (unknown dates last), then by title, descending."""
+    if entries.num_rows == 0:
+        return []
+    order = pc.sort_indices(entries, sort_keys=[("update_date", "descending"), ("title", "descending")])  # nulls last
+    columns = {name: entries[name].take(order).to_pylist() for name in DOC_COLUMNS + ["chunks"]}
+    return [
         DocumentInfo(
-            doc_id=row["doc_id"], knowledge_base=kb, title=row["title"], file_name=row["file_name"] or "",
-            update_date=row["update_date"], authority=int(row["authority"]), doc_type=row["doc_type"] or "",
-            series=row["series"], revision=row["revision"], chunks=int(row["chunks"]),
-            content_hash=row["content_hash"], ingested_at=row["ingested_at"],
+            doc_id=doc_id, knowledge_base=kb, title=title, file_name=file_name or "", update_date=update_date,
+            authority=int(authority), doc_type=doc_type or "", series=series, revision=revision, chunks=int(chunks),
+            content_hash=content_hash, ingested_at=ingested_at,
         )
-        for row in entries.to_pylist()
+        for doc_id, title, file_name, update_date, authority, doc_type, series, revision, content_hash, ingested_at,
+        chunks in zip(*(columns[name] for name in DOC_COLUMNS + ["chunks"]))
     ]
-    return sorted(out, key=lambda d: (d.update_date or "", d.title), reverse=True)
 
 
 def read_all(catalogue) -> pa.Table:
