@@ -74,8 +74,10 @@ def ray_runtime(num_cpus: int | None = None) -> Iterator[Any]:
                      runtime_env=quiet, log_to_driver=False, configure_logging=False)
     except Exception as exc:  # noqa: BLE001 - Ray's start-up failures come as many types
         where = f"the Ray cluster at RAY_ADDRESS={address}" if address else "a local Ray instance"
-        raise ConfigError(f"Could not start or reach {where} ({type(exc).__name__}: {exc}). Check the address and "
-                          "that the cluster runs Ray 2.60.0, or unset RAY_ADDRESS to run on this machine.") from None
+        raise ConfigError(f"Could not start or reach {where} ({type(exc).__name__}: {exc}). Check the address, that "
+                          "the cluster runs Ray 2.60.0 and, where it requires a token, set RAY_AUTH_MODE=token and "
+                          "its token (RAY_AUTH_TOKEN or ~/.ray/auth_token); or unset RAY_ADDRESS to run on this "
+                          "machine.") from None
     try:
         yield ray
     finally:
