@@ -37,6 +37,8 @@ QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DATA_LOG_LEVEL": "WARNING"}
 """Set for the driver and every Ray worker: no usage reports sent anywhere, and Ray Data says only warnings."""
 FILES_PER_TASK = 8
 """Files one read-and-chunk task handles (a Ray task costs a few milliseconds to schedule)."""
+CREDENTIALS = {"users": {}, "api_tokens": {}, "database_url": None, "storage_options": {}}
+"""Settings the stages never need, cleared before the settings are sent to Ray workers."""
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
@@ -182,6 +184,7 @@ class RayReader:
             raise ValueError("embed_cpus and files_per_task must be at least 1")
         self.store = store
         self.settings = settings or store.settings
+        self.worker_settings = self.settings.model_copy(update=CREDENTIALS)  # what the workers get
         self.embed_actors = embed_actors
         self.embed_cpus = embed_cpus
         self.files_per_task = files_per_task
@@ -202,11 +205,12 @@ class RayReader:
         dataset = (
             ray.data.from_items(rows, override_num_blocks=max(1, -(-len(rows) // self.files_per_task)))
             .map_batches(read_and_chunk, batch_size=self.files_per_task, batch_format="numpy",
-                         fn_kwargs={"kb": kb, "settings": self.settings, "known": self.store.document_hashes(kb)},
+                         fn_kwargs={"kb": kb, "settings": self.worker_settings,
+                                    "known": self.store.document_hashes(kb)},
                          # what the sandbox lets one parse use; also keeps this stage from fusing into the actors
                          memory=self.settings.parse_memory_mb * 2**20)
             .map_batches(EmbedChunks, batch_size=self.files_per_task, batch_format="numpy",
-                         fn_constructor_kwargs={"settings": self.settings}, num_cpus=self.embed_cpus,
+                         fn_constructor_kwargs={"settings": self.worker_settings}, num_cpus=self.embed_cpus,
                          compute=ray.data.ActorPoolStrategy(size=actors))
         )
         for row in dataset.iter_rows():

@@ -54,3 +54,16 @@ def test_the_pinned_ray_is_the_one_requirements_install():
 
     pins = (Path(__file__).resolve().parents[2] / "requirements.txt").read_text().split()
     assert RAY_PIN in pins
+
+
+def test_settings_sent_to_ray_workers_carry_no_credentials(tmp_path):
+    import pickle
+
+    from engine.config import load_settings
+    from engine.ray_ingest import RayReader
+
+    settings = load_settings(data_dir=tmp_path, database_url="postgresql://app:s3cret-pw@db/workbench",
+                             storage_options={"aws_secret_access_key": "s3cret-key"}, chunk_size=500)
+    sent = RayReader(None, settings).worker_settings
+    assert b"s3cret" not in pickle.dumps(sent)
+    assert (sent.chunk_size, sent.data_dir, sent.embedding_model) == (500, settings.data_dir, settings.embedding_model)
