@@ -18,6 +18,7 @@ is reported too. Printed: p50/p95 overhead and per-stage p50/p95.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 from common import ROOT, pct, report
 
-from engine.config import load_settings
+from engine.config import default_settings, load_settings
 from engine.ingest import Ingestor
 from engine.pipeline import AskOptions, Pipeline
 from engine.store import KnowledgeBaseStore
@@ -78,6 +79,10 @@ def main() -> None:
     parser.add_argument("--max-asks", type=int, default=150, help="stop after this many asks in all")
     parser.add_argument("--backend", default="torch", help="embedding backend (torch, onnx, onnx-int8)")
     args = parser.parse_args()
+    # every part of the engine that embeds (store, answerability, offline provider) reads the backend
+    # from the process settings, as the app does
+    os.environ["WORKBENCH_EMBEDDING_BACKEND"] = args.backend
+    default_settings.cache_clear()
     rng = np.random.default_rng(11)
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         started = time.perf_counter()
