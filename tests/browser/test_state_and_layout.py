@@ -102,6 +102,7 @@ def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
         wrapped = [b for b in boxes if b["tag"] == "P" and b["lines"] > 1]
         assert not clipped, clipped
         assert not wrapped, wrapped
+        page.locator("ul.task-details li").first.wait_for()  # the list renders after the task table
         details = page.evaluate("""() => [...document.querySelectorAll('li')].filter(li => li.innerText.includes('reason:'))
             .map(li => ({text: li.innerText, overflow: li.scrollWidth - li.clientWidth,
                          right: li.closest('[data-testid="stColumn"]').getBoundingClientRect().right
