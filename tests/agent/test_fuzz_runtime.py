@@ -107,6 +107,7 @@ def depth(value: Any, limit: int = MAX_DEPTH + 2) -> int:
     return level
 
 
+@pytest.mark.timeout(900)  # 10,000 cases, each writing its audit rows through the SQL layer: 1.5-3.5 min here
 @settings(max_examples=CASES, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(turn=st.lists(calls(), min_size=1, max_size=2), final=TEXT, request=TEXT, role=st.sampled_from(ROLES),
