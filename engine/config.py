@@ -23,6 +23,18 @@ STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az", "memory")
 LanceDB's DynamoDB commit store (s3+ddb://bucket/path?ddbTableName=TABLE)."""
 
 
+def _json_text(value: Any, name: str) -> Any:
+    """``value`` parsed when it is JSON text (an empty string is ``{}``); other values pass unchanged."""
+    if isinstance(value, (str, bytes)):
+        if not value.strip():
+            return {}
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"{name} is not valid JSON ({exc})") from None
+    return value
+
+
 class Settings(BaseSettings):
     """Engine settings; build with :func:`load_settings`."""
 
@@ -111,13 +123,7 @@ class Settings(BaseSettings):
     @field_validator("storage_options", mode="before")
     @classmethod
     def _storage_options(cls, value: Any) -> Any:
-        if isinstance(value, (str, bytes)):
-            if not value.strip():
-                return {}
-            try:
-                value = json.loads(value)
-            except ValueError as exc:
-                raise ValueError(f"storage_options (WORKBENCH_STORAGE_OPTIONS) is not valid JSON ({exc})") from None
+        value = _json_text(value, "storage_options (WORKBENCH_STORAGE_OPTIONS)")
         if not isinstance(value, dict) or any(isinstance(v, (dict, list)) or v is None for v in value.values()):
             raise ValueError("storage_options (WORKBENCH_STORAGE_OPTIONS) must be a JSON object of strings, "
                              'e.g. {"region": "us-east-1"}')
@@ -196,15 +202,7 @@ class Settings(BaseSettings):
     @field_validator("users", "api_tokens", mode="before")
     @classmethod
     def _json_map(cls, value: Any, info) -> Any:
-        import json
-
-        if isinstance(value, (str, bytes)):
-            if not value.strip():
-                return {}
-            try:
-                value = json.loads(value)
-            except ValueError as exc:
-                raise ValueError(f"WORKBENCH_{info.field_name.upper()} is not valid JSON ({exc})") from None
+        value = _json_text(value, f"WORKBENCH_{info.field_name.upper()}")
         if not isinstance(value, dict):
             raise ValueError(f"WORKBENCH_{info.field_name.upper()} must be a JSON object")
         return value
