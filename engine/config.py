@@ -73,9 +73,10 @@ class Settings(BaseSettings):
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
     embedding_backend: Literal["torch", "onnx", "onnx-int8"] = Field(
-        default="torch",
-        description="WORKBENCH_EMBEDDING_BACKEND: run the embedding model on PyTorch (torch), or on ONNX Runtime "
-        "from a local export of the same weights (onnx; onnx-int8: int8-quantised, fastest on CPU).",
+        default="onnx-int8",
+        description="WORKBENCH_EMBEDDING_BACKEND: run the embedding model on ONNX Runtime from a local export of "
+        "the packaged weights, int8-quantised (onnx-int8, the default: fastest on CPU, recall within 0.01, "
+        "docs/benchmarks.md), the same export in float (onnx), or on PyTorch (torch).",
     )
     embedding_cache_dir: Path | None = Field(
         default=None, description="Folder for the exported ONNX embedding model; unset: DATA_DIR/models.",

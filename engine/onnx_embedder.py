@@ -164,6 +164,8 @@ class OnnxEmbedder:
         self.folder = cache_folder(model_dir, backend, cache_dir)
         self.exported = False
         if not (self.folder / MANIFEST_FILE).is_file():
+            logging.getLogger(__name__).info(
+                "Exporting the embedding model for %s into %s (once; about 10-20 s)", backend, self.folder)
             export_model(model_dir, backend, self.folder)
             self.exported = True
         options = ort.SessionOptions()

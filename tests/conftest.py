@@ -22,6 +22,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
+# --- one exported embedding model for the whole run --------------------------------------
+# The default embedding backend (onnx-int8) exports the packaged weights once per cache folder,
+# which defaults to DATA_DIR/models; every test has its own DATA_DIR. Set here, at import,
+# before any settings are read, so that the tests and the servers and CLIs they start share one
+# export (a folder named by the weights' hash, the backend and the ONNX Runtime version).
+os.environ.setdefault("WORKBENCH_EMBEDDING_CACHE_DIR",
+                      os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".cache", "models"))
+
 # --- no credentials ---------------------------------------------------------------
 
 CREDENTIAL_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
