@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 # (docs/reliability.md, soak).
 export MALLOC_ARENA_MAX ?= 2
 
-.PHONY: run dev serve test soak install bench clean-data
+.PHONY: run dev serve test test-fast test-slow soak install bench clean-data
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,8 +36,15 @@ serve: $(STAMP)
 	$(PY) -m engine bootstrap
 	$(PY) -m engine serve --host $(API_HOST) --port $(API_PORT)
 
-test: $(STAMP)
+# The whole suite, in two steps: the default suite (plain `pytest`; minutes), then the tests marked
+# slow or browser (real subprocesses, Chromium, Ray, PostgreSQL, S3, the 10,000-case fuzz run).
+test: test-fast test-slow
+
+test-fast: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -m "(slow or browser) and not live and not soak" $(PYTEST_ARGS)
 
 # The ten-minute mixed ingest/ask soak (SOAK_SECONDS=60 for a short one); CI runs it after make test.
 soak: $(STAMP)
