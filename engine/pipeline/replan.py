@@ -19,9 +19,14 @@ def adjust_plan(
     time = intent.constraints.time
     if "timeliness" in failed:
         if time is not None and (time.start or time.end):
-            window = SearchFilters(since=time.start, until=time.end)
+            # A closed window ("in 2023", "2023 reports") filters from its start only: a document about a
+            # period is often published after it (the 2023 report, issued in March 2024), and the timeliness
+            # check counts it as of the period by its title. Out-of-window chunks the check named are left
+            # out by the caller; fusion ranks chunks known to be about another period lower.
+            until = None if time.start else time.end
+            window = SearchFilters(since=time.start, until=until)
             new_tasks = [t.model_copy(update={"filters": window}) if t.priority == 0 else t for t in new_tasks]
-            changes.append(f"date filter {time.start or '...'} to {time.end or '...'} added to the base tasks")
+            changes.append(f"date filter {time.start or '...'} to {until or '...'} added to the base tasks")
         formula = strategy.credibility
         shifted = min(formula.w_recency + 0.2, 1.0)
         rest = 1.0 - shifted

@@ -27,11 +27,21 @@ def test_timeliness_failure_adds_the_date_filter_and_raises_recency():
     strategy = Strategy()
     tasks, new_strategy, changes = adjust_plan(plan(intent), failed("timeliness"), intent, strategy)
     base = [t for t in tasks if t.priority == 0]
-    assert base and all((t.filters.since, t.filters.until) == (WINDOW.start, WINDOW.end) for t in base)
+    # from the window's start only: a report about 2023 is published in 2024 and must stay findable
+    assert base and all((t.filters.since, t.filters.until) == (WINDOW.start, None) for t in base)
     f = new_strategy.credibility
     assert f.w_recency > strategy.credibility.w_recency
     assert f.w_task + f.w_authority + f.w_recency == pytest.approx(1.0)
     assert any("date filter" in c for c in changes) and any("recency" in c for c in changes)
+
+
+def test_a_window_open_at_its_start_keeps_its_end():
+    before_2020 = TimeConstraint(text="before 2020", end=date(2019, 12, 31))
+    intent = Intent(action="lookup", raw_query="Which torque applied before 2020?",
+                    constraints=Constraints(time=before_2020))
+    tasks, _, changes = adjust_plan(plan(intent), failed("timeliness"), intent, Strategy())
+    assert all((t.filters.since, t.filters.until) == (None, before_2020.end) for t in tasks if t.priority == 0)
+    assert "date filter ... to 2019-12-31 added to the base tasks" in changes
 
 
 def test_comparison_failure_adds_keyword_tasks_for_the_missing_entity():
