@@ -27,7 +27,7 @@ CONSTRAINTS = {
     "source": "Source constraint",
 }
 CREDIBILITY = ("w_task", "w_authority", "w_recency")
-INT_FIELDS = ("top_k", "entity_fanout_limit", "max_evidence", "context_chars", "rrf_k")
+INT_FIELDS = ("top_k", "entity_fanout_limit", "max_evidence", "context_chars", "rrf_k", "follow_links")
 K = "strategy."  # widget key prefix
 
 
@@ -133,6 +133,8 @@ def _limits_section() -> None:
     c4, c5 = st.columns(2)
     c4.number_input("Context budget (characters)", 500, 100_000, step=500, key=K + "context_chars")
     c5.number_input("RRF k (fusion smoothing)", 1, 1000, step=1, key=K + "rrf_k")
+    st.number_input("Linked documents (one hop)", 0, 10, step=1, key=K + "follow_links",
+                    help="Add up to this many documents that the best evidence names by title; 0: off.")
 
 
 def _credibility_section() -> None:

@@ -198,12 +198,21 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     measure = _MEASURE.match(interrogative(question))
     if measure:  # "what was the MTBUR of the sensor": the acronym is the asked measure, the sensor the subject
         subjects = [s for s in subjects if s != measure.group(1)]
-    covered = {stem(w) for s in subjects for w in words(s)}
+    # The attribute is what the question says outside its subjects' names: "Natural Born Killers ... a man
+    # born in what year" asks about "born", although the film's name holds the word too. A subject the
+    # question does not spell out (a follow-up's, a corrected spelling) removes its words wherever they are.
+    rest, covered = question, set()
+    for subject in sorted(subjects, key=len, reverse=True):
+        named = re.compile(r"(?<!\w)" + re.escape(subject) + r"(?!\w)", re.IGNORECASE)
+        if named.search(rest):
+            rest = named.sub(" ", rest)
+        else:
+            covered |= {stem(w) for w in words(subject)}
     time_text = (intent.constraints.time.text if intent.constraints.time else "") or ""
     time_words = {stem(w) for w in words(time_text)}
     attribute: list[str] = []
     shown: list[str] = []
-    for word in words(question):
+    for word in words(rest):
         if word in STOPWORDS or word in QUESTION_WORDS or len(word) < 2 or word.isdigit():
             continue
         token = stem(word)

@@ -131,6 +131,11 @@ class Strategy(_Model):
     max_evidence: int = Field(default=8, ge=1, le=50)
     context_chars: int = Field(default=6000, ge=500, le=100_000)
     rrf_k: int = Field(default=60, ge=1, le=1000)
+    follow_links: int = Field(
+        default=3, ge=0, le=10,
+        description="Documents added per ask because the best evidence names them by title (one hop: "
+                    "engine/retrieval/links.py); 0 turns this off.",
+    )
     credibility: CredibilityFormula = Field(default_factory=CredibilityFormula)
 
     @field_validator("search_weights")

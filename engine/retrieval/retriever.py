@@ -16,6 +16,7 @@ from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
 from engine.results import Evidence, EvidenceMeta, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
+from engine.retrieval.links import follow_links
 from engine.store import KnowledgeBaseStore, SearchHit
 
 MIN_SHARE_CHARS = 240
@@ -80,7 +81,12 @@ class Retriever:
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()
-        timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000}
+        evidence += follow_links(self.store, evidence, [t.knowledge_base for t in tasks],
+                                 vectors.get(intent.search_query), strategy.follow_links,
+                                 strategy.context_chars // strategy.max_evidence)
+        t4 = time.perf_counter()
+        timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000,
+                   "links_ms": (t4 - t3) * 1000}
         return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings)
 
     # -- fusion ---------------------------------------------------------------

@@ -36,6 +36,7 @@ from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
 from engine.store.search import filter_sql, run_search
+from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class KnowledgeBaseStore:
         self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
+        self._titles: dict[str, tuple[int, TitleIndex]] = {}  # kb -> (catalogue version, its title index)
 
     # -- plumbing -----------------------------------------------------------
     def _connect(self):
@@ -264,6 +266,28 @@ class KnowledgeBaseStore:
         where = f" in {kb!r}" if kb else ""
         raise KnowledgeBaseError(f"Document {doc_id!r} was not found{where}; run `python -m engine kb list` for ids.")
 
+    def title_index(self, kb: str) -> TitleIndex:
+        """The titles of ``kb``'s documents as names (see ``titles``), kept until its catalogue changes."""
+        table = self._find(kb)
+        if table is None:
+            return TitleIndex(())
+        catalogue = self._catalogue(kb, table)
+        version = catalogue.version
+        with self._vocabulary_lock:
+            cached = self._titles.get(kb)
+        if cached is None or cached[0] != version:
+            entries = self._entries(kb, table)
+            cached = (version, TitleIndex(zip(entries["doc_id"].to_pylist(), entries["title"].to_pylist())))
+            with self._vocabulary_lock:
+                self._titles[kb] = cached
+        return cached[1]
+
+    def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: np.ndarray, k: int) -> list[SearchHit]:
+        """The ``k`` chunks of these documents nearest to ``vector`` (a vector search filtered by ``doc_id``)."""
+        if not doc_ids:
+            return []
+        return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
+
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         table = self._find(kb)
         if table is None:
@@ -396,6 +420,7 @@ class KnowledgeBaseStore:
             self._db.drop_table(CATALOGUE_PREFIX + kb, ignore_missing=True)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
+            self._titles.pop(kb, None)
         self._keyword_ready.pop(kb, None)
 
     # -- searching ----------------------------------------------------------

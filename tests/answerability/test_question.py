@@ -60,3 +60,12 @@ def test_the_focus_reads_as_english():
     focus = analyse("On what station did the series air?", Intent(action="lookup", raw_query="On what station did the series air?"))
     assert focus.describe().startswith("an organisation")
     assert analyse("When did the series air?", Intent(action="lookup", raw_query="When did the series air?")).describe().startswith("a date")
+
+
+@pytest.mark.unit
+def test_a_word_of_the_subject_name_asked_elsewhere_is_part_of_the_attribute():
+    """'born' is in "Natural Born Killers" and is also what the question asks about."""
+    question = 'The soundtrack from the film "Natural Born Killers" was produced by a man born in what year?'
+    focus = analyse(question, Intent(action="lookup", raw_query=question))
+    assert "Natural Born Killers" in focus.subjects
+    assert "born" in focus.attribute_words and "killers" not in focus.attribute_words

@@ -111,3 +111,13 @@ def test_sample_question_is_kept_after_visiting_another_page(app):
     at = at.switch_page("pages/strategy.py").run()
     assert not at.exception
     assert at.text_input(key="strategy.question").value == "What does the AMM say about axle nut torque?"
+
+
+def test_linked_documents_setting_is_saved(app, ui_data_dir):
+    at = _page(app)
+    assert at.number_input(key="strategy.follow_links").value == 3
+    at.number_input(key="strategy.follow_links").set_value(0).run()
+    at.button(key="strategy.save").click().run()
+    assert not at.exception
+    _, active = StrategyStore(ui_data_dir).active()
+    assert active.follow_links == 0

@@ -1,0 +1,76 @@
+"""One hop along the corpus's own links: documents that the best evidence names, but no task retrieved.
+
+A question such as "The soundtrack of Natural Born Killers was produced by a man born in what year?" is
+answered in two steps: the soundtrack's passage names its producer, Trent Reznor, and the year is in the
+passage about him, which resembles the question too little to be retrieved by it. When the corpus holds a
+document titled by that name (the catalogue knows every title), the passage of that document nearest to the
+question is added to the evidence, marked as found by the link. The answerability check then treats it as
+a bridge: about the question's subject through the passage that names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+import numpy as np
+
+from engine.results import Evidence, EvidenceMeta
+from engine.store import KnowledgeBaseStore, SearchHit
+from engine.store.titles import NamedDocument
+
+LINK_SOURCES = 3
+"""How many of the best evidence chunks are read for names of other documents (the first hop)."""
+LINK_DISCOUNT = 0.9
+"""A linked chunk's score: this share of the score of the chunk that names it (it ranks just after its source)."""
+CHUNKS_PER_LINK = 1
+"""Chunks taken from each linked document: the one nearest to the question."""
+
+
+def follow_links(store: KnowledgeBaseStore, evidence: Sequence[Evidence], bases: Sequence[str],
+                 question_vector: np.ndarray | None, limit: int, chars: int) -> list[Evidence]:
+    """Evidence from up to ``limit`` documents named in the best ``LINK_SOURCES`` chunks, each cut to ``chars``."""
+    if limit < 1 or not evidence or question_vector is None:
+        return []
+    indexes = {kb: store.title_index(kb) for kb in dict.fromkeys(bases) if kb in store.knowledge_base_names()}
+    have = {e.doc_id for e in evidence}
+    picks: list[tuple[int, Evidence, str, NamedDocument]] = []
+    for number, source in enumerate(evidence[:LINK_SOURCES], start=1):
+        for kb, index in indexes.items():
+            for named in index.named_in(source.text):
+                if named.doc_id in have or len(picks) >= limit:
+                    continue
+                have.add(named.doc_id)
+                picks.append((number, source, kb, named))
+    linked: list[Evidence] = []
+    by_base: dict[str, list[str]] = {}
+    for _, _, kb, named in picks:
+        by_base.setdefault(kb, []).append(named.doc_id)
+    nearest: dict[str, SearchHit] = {}
+    for kb, doc_ids in by_base.items():
+        for hit in store.nearest_chunks(kb, doc_ids, question_vector, k=len(doc_ids) * 4):
+            nearest.setdefault(hit.doc_id, hit)  # best first: the first hit of each document is its nearest
+    for number, source, kb, named in picks:
+        hit = nearest.get(named.doc_id)
+        if hit is None:
+            continue
+        linked.append(_evidence(hit, source, number, named, chars))
+    return linked
+
+
+def _evidence(hit: SearchHit, source: Evidence, number: int, named: NamedDocument, chars: int) -> Evidence:
+    from engine.retrieval.retriever import fit_text  # the same cut as fused evidence (imported here: it imports us)
+
+    return Evidence(
+        chunk_id=hit.chunk_id, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=fit_text(hit.text, chars),
+        score=round(source.score * LINK_DISCOUNT, 4), weight=source.weight, credibility=source.credibility,
+        scores={"linked_from": float(number), "similarity": round(hit.score, 4)},
+        found_by=(f"link: [{number}] names '{named.title}'",),
+        metadata=EvidenceMeta(
+            title=hit.title, source=hit.source or "",
+            update_date=date.fromisoformat(hit.update_date) if hit.update_date else None, authority=hit.authority,
+            doc_type=hit.doc_type or "", page=hit.page, series=hit.series, revision=hit.revision,
+            file_name=hit.file_name or "",
+        ),
+    )
+
