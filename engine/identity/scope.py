@@ -92,6 +92,12 @@ class ScopedStore:
     def vocabulary(self, kb: str | Sequence[str] | None = None):
         return self.inner.vocabulary(self._names(kb))
 
+    def title_index(self, kb: str):
+        return self.inner.title_index(self._readable(kb))
+
+    def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: Any, k: int):
+        return self.inner.nearest_chunks(self._readable(kb), doc_ids, vector, k)
+
     def search(self, query: str, kb: str | Sequence[str] | None = None, mode: str = "hybrid", k: int = 10,
                filters: Any = None, vector: Any = None):
         names = self._names(kb)

@@ -29,12 +29,14 @@ def test_unreadable_bases_do_not_exist_for_reads(store):
     assert "zephyrine" not in view.vocabulary() and "zephyrine" in store.vocabulary()
     for call in (lambda: view.search("x", "faq"), lambda: view.list_documents("faq"),
                  lambda: view.get_document("secret-note", "faq"), lambda: view.vocabulary(["faq"]),
-                 lambda: view.document_hashes("faq"), lambda: view.count_chunks("faq")):
+                 lambda: view.document_hashes("faq"), lambda: view.count_chunks("faq"),
+                 lambda: view.title_index("faq"), lambda: view.nearest_chunks("faq", ["secret-note"], None, 1)):
         with pytest.raises(KnowledgeBaseError, match="does not exist or you have no read grant"):
             call()
     with pytest.raises(KnowledgeBaseError, match="not found in the knowledge bases you may read"):
         view.get_document("secret-note")
     assert view.get_document("torque-note")[0].knowledge_base == "manuals"
+    assert len(view.title_index("manuals")) == len(store.title_index("manuals"))
 
 
 def test_writes_need_the_role_and_the_grant(store):
