@@ -1,6 +1,6 @@
 """Engine overhead per ask at 100k chunks: everything an ask costs except the provider's own time.
 
-    python bench/bench_ask_overhead.py [--chunks 100000] [--asks 40] [--backend torch]
+    python bench/bench_ask_overhead.py [--chunks 100000] [--asks 40] [--backend onnx-int8] [--follow-links N]
 
 The base: sample_docs ingested for real (three knowledge bases, as the demo has them), then its
 largest base filled until the store holds --chunks chunks, with rows written straight into its table
@@ -77,7 +77,9 @@ def main() -> None:
     parser.add_argument("--asks", type=int, default=40, help="asks with --tasks tasks to collect")
     parser.add_argument("--tasks", type=int, default=5)
     parser.add_argument("--max-asks", type=int, default=150, help="stop after this many asks in all")
-    parser.add_argument("--backend", default="torch", help="embedding backend (torch, onnx, onnx-int8)")
+    parser.add_argument("--backend", default="onnx-int8", help="embedding backend (torch, onnx, onnx-int8)")
+    parser.add_argument("--follow-links", type=int, default=None,
+                        help="the strategy's follow_links (documents added by the link hop); default: the strategy's")
     args = parser.parse_args()
     # every part of the engine that embeds (store, answerability, offline provider) reads the backend
     # from the process settings, as the app does
@@ -89,6 +91,9 @@ def main() -> None:
         store, filled = build_base(Path(tmp) / "data", args.chunks, args.backend, rng)
         build_s = time.perf_counter() - started
         pipeline = Pipeline(store.settings, store)
+        if args.follow_links is not None:
+            _, strategy = pipeline.strategies.active()
+            pipeline.fixed_strategy = ("bench", strategy.model_copy(update={"follow_links": args.follow_links}))
         options = AskOptions(provider="offline")
         for q in questions()[:3]:  # warm-up: models, caches, table handles
             pipeline.run(q, options)
@@ -115,7 +120,8 @@ def main() -> None:
         rows.append({"part": f"engine overhead, all {len(every)} asks", "p50_ms": pct(every, 50),
                      "p95_ms": pct(every, 95)})
         chunks = sum(store._db.open_table(TABLE_PREFIX + kb).count_rows() for kb in store.knowledge_base_names())
-        report("ask_overhead", {"chunks": chunks, "build_s": round(build_s, 1), "backend": args.backend, "filled_base": filled,
+        report("ask_overhead", {"chunks": chunks, "build_s": round(build_s, 1), "backend": args.backend,
+                                "follow_links": args.follow_links, "filled_base": filled,
                                 "asks": len(overheads), "tasks": args.tasks, "tasks_seen": tasks_seen,
                                 "goal_p50_ms": 50, "results": rows}, rows, ["part", "p50_ms", "p95_ms"])
 
