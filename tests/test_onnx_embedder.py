@@ -9,7 +9,7 @@ import pytest
 
 import engine.onnx_embedder as onnx_embedder
 from engine.config import load_settings
-from engine.embeddings import embedder_for, get_embedder, resolve_model_path
+from engine.embeddings import embedder_for, export_pending, get_embedder, resolve_model_path
 from engine.errors import ConfigError
 from engine.onnx_embedder import MANIFEST_FILE, MODEL_FILE, OnnxEmbedder
 
@@ -116,3 +116,13 @@ def test_a_lost_export_race_keeps_the_winner(tmp_path, monkeypatch):
     onnx_embedder.export_model(model_dir, "onnx", folder)
     assert (folder / MODEL_FILE).read_bytes() == b"winner"
     assert sorted(p.name for p in tmp_path.iterdir()) == [folder.name]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_pending_export_is_known_before_the_first_load(int8_cache, tmp_path):
+    cache, _ = int8_cache
+    assert export_pending(load_settings(data_dir=tmp_path, embedding_backend="onnx-int8", embedding_cache_dir=tmp_path))
+    assert not export_pending(load_settings(data_dir=tmp_path, embedding_backend="onnx-int8",
+                                            embedding_cache_dir=cache))
+    assert not export_pending(load_settings(data_dir=tmp_path, embedding_backend="torch"))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
 from engine.cli.common import emit, settings_from, table
 from engine.cli.progress import TerminalProgress
 from engine.documents.names import one_line
+from engine.embeddings import export_pending
 from engine.ingest import Ingestor, walk_paths
 from engine.store import MODES, KnowledgeBaseStore, make_filters
 
@@ -176,6 +178,10 @@ def cmd_search(args) -> int:
 def cmd_bootstrap(args) -> int:
     store = _store(args)
     sample = Path(args.sample_dir)
+    if export_pending(store.settings):  # the app would otherwise pause on its first question
+        print(f"Preparing the embedding model ({store.settings.embedding_backend}: a one-time export into "
+              f"{store.settings.embedding_cache_folder}, about 10-20 s)...", file=sys.stderr, flush=True)
+        store.embedder  # noqa: B018 - loads the model, exporting it once
     payload = {"indexed": False, "knowledge_bases": store.knowledge_base_names(), "reports": []}
     if not store.knowledge_base_names():
         ingestor = Ingestor(store)
