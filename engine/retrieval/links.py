@@ -11,11 +11,11 @@ a bridge: about the question's subject through the passage that names it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 
 import numpy as np
 
-from engine.results import Evidence, EvidenceMeta
+from engine.results import Evidence
+from engine.retrieval.evidence import evidence_meta, fit_text
 from engine.store import KnowledgeBaseStore, SearchHit
 from engine.store.titles import NamedDocument
 
@@ -23,8 +23,6 @@ LINK_SOURCES = 3
 """How many of the best evidence chunks are read for names of other documents (the first hop)."""
 LINK_DISCOUNT = 0.9
 """A linked chunk's score: this share of the score of the chunk that names it (it ranks just after its source)."""
-CHUNKS_PER_LINK = 1
-"""Chunks taken from each linked document: the one nearest to the question."""
 
 
 def follow_links(store: KnowledgeBaseStore, evidence: Sequence[Evidence], bases: Sequence[str],
@@ -59,18 +57,11 @@ def follow_links(store: KnowledgeBaseStore, evidence: Sequence[Evidence], bases:
 
 
 def _evidence(hit: SearchHit, source: Evidence, number: int, named: NamedDocument, chars: int) -> Evidence:
-    from engine.retrieval.retriever import fit_text  # the same cut as fused evidence (imported here: it imports us)
-
     return Evidence(
         chunk_id=hit.chunk_id, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=fit_text(hit.text, chars),
         score=round(source.score * LINK_DISCOUNT, 4), weight=source.weight, credibility=source.credibility,
         scores={"linked_from": float(number), "similarity": round(hit.score, 4)},
         found_by=(f"link: [{number}] names '{named.title}'",),
-        metadata=EvidenceMeta(
-            title=hit.title, source=hit.source or "",
-            update_date=date.fromisoformat(hit.update_date) if hit.update_date else None, authority=hit.authority,
-            doc_type=hit.doc_type or "", page=hit.page, series=hit.series, revision=hit.revision,
-            file_name=hit.file_name or "",
-        ),
+        metadata=evidence_meta(hit),
     )
 

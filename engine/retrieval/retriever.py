@@ -11,15 +11,14 @@ from datetime import date
 
 import numpy as np
 
-from engine.documents.chunking import split_sentences
 from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
-from engine.results import Evidence, EvidenceMeta, Intent, RetrievalTask
+from engine.results import Evidence, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
+from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
 from engine.retrieval.links import follow_links
 from engine.store import KnowledgeBaseStore, SearchHit
 
-MIN_SHARE_CHARS = 240
 OUTSIDE_WINDOW_RELEVANCE = 0.9
 """Relevance kept by a chunk known to be about another period than the question's window (its title's year, else
 its date): about seven ranks of one search at rrf_k 60, so an in-window chunk of near-equal relevance comes first but a
@@ -149,12 +148,7 @@ class Retriever:
                 chunk_id=cid, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=text,
                 score=round(final, 4), weight=best_weight[cid], credibility=cred,
                 scores={"rrf": round(rrf[cid], 6), "relevance": round(rel, 4), **extra, **scores[cid]},
-                found_by=tuple(found_by[cid]),
-                metadata=EvidenceMeta(
-                    title=hit.title, source=hit.source or "", update_date=update, authority=hit.authority,
-                    doc_type=hit.doc_type or "", page=hit.page, series=hit.series, revision=hit.revision,
-                    file_name=hit.file_name or "",
-                ),
+                found_by=tuple(found_by[cid]), metadata=evidence_meta(hit),
             ))
         return evidence, len(ranked), len(ranked) - len(chosen)
 
@@ -213,25 +207,3 @@ def _cosine(question: np.ndarray | None, vector: Sequence[float] | None) -> floa
     chunk = np.asarray(vector, dtype=np.float32)
     norms = float(np.linalg.norm(question) * np.linalg.norm(chunk))
     return float(np.dot(question, chunk) / norms) if norms > 0 else None
-
-
-def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:
-    """Split ``total_chars`` among evidence in proportion to credibility (each gets a useful minimum)."""
-    if not credibilities:
-        return []
-    floor = min(MIN_SHARE_CHARS, total_chars // len(credibilities))
-    spare = max(total_chars - floor * len(credibilities), 0)
-    weight_sum = sum(max(c, 0.01) for c in credibilities)
-    return [floor + int(spare * max(c, 0.01) / weight_sum) for c in credibilities]
-
-
-def fit_text(text: str, budget: int) -> str:
-    """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis)."""
-    if len(text) <= budget:
-        return text
-    kept = ""
-    for sentence in split_sentences(text):
-        if len(kept) + len(sentence) + 1 > budget:
-            break
-        kept = f"{kept} {sentence}".strip()
-    return (kept or text[: max(budget - 1, 1)].rstrip()) + " …"

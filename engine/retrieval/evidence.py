@@ -1,0 +1,45 @@
+"""Evidence as the later stages see it: chunk texts fitted to a context budget, and a hit's metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from engine.documents.chunking import split_sentences
+from engine.results import EvidenceMeta
+from engine.store import SearchHit
+
+MIN_SHARE_CHARS = 240
+"""The least share of the context budget an evidence chunk gets, in characters (a sentence or two)."""
+
+
+def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:
+    """Split ``total_chars`` among evidence in proportion to credibility (each gets a useful minimum)."""
+    if not credibilities:
+        return []
+    floor = min(MIN_SHARE_CHARS, total_chars // len(credibilities))
+    spare = max(total_chars - floor * len(credibilities), 0)
+    weight_sum = sum(max(c, 0.01) for c in credibilities)
+    return [floor + int(spare * max(c, 0.01) / weight_sum) for c in credibilities]
+
+
+def fit_text(text: str, budget: int) -> str:
+    """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis)."""
+    if len(text) <= budget:
+        return text
+    kept = ""
+    for sentence in split_sentences(text):
+        if len(kept) + len(sentence) + 1 > budget:
+            break
+        kept = f"{kept} {sentence}".strip()
+    return (kept or text[: max(budget - 1, 1)].rstrip()) + " …"
+
+
+def evidence_meta(hit: SearchHit) -> EvidenceMeta:
+    """The document metadata of a search hit, as evidence carries it."""
+    return EvidenceMeta(
+        title=hit.title, source=hit.source or "",
+        update_date=date.fromisoformat(hit.update_date) if hit.update_date else None, authority=hit.authority,
+        doc_type=hit.doc_type or "", page=hit.page, series=hit.series, revision=hit.revision,
+        file_name=hit.file_name or "",
+    )
