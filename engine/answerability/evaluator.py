@@ -19,7 +19,6 @@ the documents do not answer the question: the pipeline refuses and shows the clo
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
 from engine.reflection.text import normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
+from engine.store.titles import TITLE_QUALIFIER
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
 
 ATTRIBUTE_MIN = 0.5
@@ -63,7 +63,6 @@ BRIDGE_CREDIT = 0.8
 """Subject credit of a sentence in a bridge chunk (one hop from the subject; see ``_bridges``)."""
 BRIDGE_MIN_CHARS = 4
 """Shorter titles are too generic to link two documents."""
-_TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 PHRASE_FUZZ_MIN = 90
 """rapidfuzz partial_ratio (0-100) at which a subject phrase counts as written in a chunk despite a typo or two;
 the words must stand together ("Cry Wolf" does not name "Never Cry Wolf")."""
@@ -321,7 +320,7 @@ def _bridges(chunks: list[_Chunk], focus: QuestionFocus) -> set[int]:
     for chunk in chunks:
         if chunk in first:
             continue
-        name = normalise_phrase(_TITLE_QUALIFIER.sub("", chunk.evidence.metadata.title))
+        name = normalise_phrase(TITLE_QUALIFIER.sub("", chunk.evidence.metadata.title))
         if len(name) >= BRIDGE_MIN_CHARS and any(f" {name} " in c.body for c in first if c.number != chunk.number):
             out.add(chunk.number)
     return out

@@ -30,7 +30,7 @@ def follow_links(store: KnowledgeBaseStore, evidence: Sequence[Evidence], bases:
     """Evidence from up to ``limit`` documents named in the best ``LINK_SOURCES`` chunks, each cut to ``chars``."""
     if limit < 1 or not evidence or question_vector is None:
         return []
-    indexes = {kb: store.title_index(kb) for kb in dict.fromkeys(bases) if kb in store.knowledge_base_names()}
+    indexes = {kb: store.title_index(kb) for kb in dict.fromkeys(bases)}  # a missing base: an empty index
     have = {e.doc_id for e in evidence}
     picks: list[tuple[int, Evidence, str, NamedDocument]] = []
     for number, source in enumerate(evidence[:LINK_SOURCES], start=1):

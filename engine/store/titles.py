@@ -17,7 +17,7 @@ MAX_TITLE_WORDS = 8
 MIN_TITLE_CHARS = 4
 """Shortest title looked up (normalised): "Ohio" is a name, "Q4" or "FAQ" is not."""
 
-_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
 """A trailing qualifier in a title: "In Love and War (1996 film)" is named in text as "In Love and War"."""
 _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*\.?", re.UNICODE)
 _EDGE_WORDS = frozenset({
@@ -29,7 +29,7 @@ _EDGE_WORDS = frozenset({
 
 def normalise_title(text: str) -> str:
     """Lower-case words joined by single spaces, without a trailing "(qualifier)" or punctuation."""
-    return " ".join(w.rstrip(".").lower() for w in _WORD.findall(_QUALIFIER.sub("", text)))
+    return " ".join(w.rstrip(".").lower() for w in _WORD.findall(TITLE_QUALIFIER.sub("", text)))
 
 
 @dataclass(frozen=True)
