@@ -3,6 +3,7 @@ credibility breaking near-ties only; fit the context budget."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,12 @@ OUTSIDE_WINDOW_RELEVANCE = 0.9
 its date): about seven ranks of one search at rrf_k 60, so an in-window chunk of near-equal relevance comes first but a
 clearly more relevant one stays ahead. On sample_docs, for "fuel efficiency ... 2023 reports", it puts the 2023 report
 and its FAQ above the 2024 report's "Fleet Data 2024" heading chunk (relevance 1.0 against 0.95)."""
+
+
+SEARCH_THREADS = min(4, max(1, (os.cpu_count() or 1) // 2))
+"""Tasks searched at once. LanceDB already spreads one search over the cores, so on a 2-core machine running
+tasks side by side only adds contention: at 100k chunks (bench/bench_ask_overhead.py, 40 asks) the searches
+of an ask took 58 ms p50 one after the other against 63 ms four at a time. Half the cores, at most 4."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ def task_label(index: int, task: RetrievalTask) -> str:
 class Retriever:
     """Retrieval stage: tasks in, fused and budgeted Evidence out."""
 
-    def __init__(self, store: KnowledgeBaseStore, max_workers: int = 4, today: Callable[[], date] = date.today) -> None:
+    def __init__(self, store: KnowledgeBaseStore, max_workers: int = SEARCH_THREADS, today: Callable[[], date] = date.today) -> None:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.store = store
@@ -75,8 +82,11 @@ class Retriever:
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         vectors = dict(zip(queries, self.store.embedder.encode(queries)))
         t1 = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
-            runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
+        if self.max_workers == 1 or len(tasks) == 1:
+            runs = [self._search(t, vectors) for t in tasks]
+        else:
+            with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
+                runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()

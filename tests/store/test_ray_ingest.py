@@ -61,9 +61,6 @@ def rows_by_file(store, kb: str) -> dict[tuple[str, int], dict]:
     return {(r["file_name"], r["position"]): r for r in table.to_pylist()}
 
 
-SAME_VECTOR = {"torch": 0.9999, "onnx": 0.9999, "onnx-int8": 0.99}
-
-
 def test_ray_engine_writes_what_the_default_engine_writes(ingested):
     _, store, local, distributed = ingested
     expected = [(f.name, "replaced" if f.name == NOTE else f.status, f.chunks, f.reason) for f in local.files]
@@ -78,10 +75,9 @@ def test_ray_engine_writes_what_the_default_engine_writes(ingested):
         other = theirs[key]
         for column in ("text", "search_text", "title", "update_date", "authority", "doc_type"):
             assert row[column] == other[column], (key, column)
-        # the same model: identical vectors on torch and float ONNX; int8 activation scales are set per batch,
-        # and the two engines batch the chunks differently, so int8 vectors agree to cosine 0.99 (as they do
-        # with torch's: docs/benchmarks.md)
-        assert float(np.dot(row["vector"], other["vector"])) > SAME_VECTOR[store.settings.embedding_backend], key
+        # the same model gives the same vectors, however each engine batches the chunks (int8 encodes one
+        # text per run so that its vectors do not depend on their batch: engine/onnx_embedder.py)
+        assert float(np.dot(row["vector"], other["vector"])) > 0.9999, key
     assert {d.file_name: d.chunks for d in store.list_documents("ray")} == \
         {d.file_name: d.chunks for d in store.list_documents("local")}
     assert "no longer in service" not in " ".join(r["text"] for r in ours.values())
