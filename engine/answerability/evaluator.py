@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
-from engine.answerability.question import QuestionFocus, analyse
+from engine.answerability.question import QuestionFocus, analyse, identifies, outside_subjects
 from engine.answerability.sides import nearest_value, sides
 from engine.periods import about, asked_period
 from engine.answerability.spans import prime, typed_values
@@ -250,9 +250,11 @@ class AnswerabilityEvaluator:
         bridged = _bridges(current, focus)
         fits: list[_Fit] = []
         for (chunk, sentence), sim in zip(rows, sims):
-            own = {stem(w) for w in words(sentence)}
+            # what the sentence says about the subjects, not their names ("Natural Born Killers ... in 1994"
+            # does not speak of "born")
+            own = {stem(w) for w in words(outside_subjects(sentence, focus.subjects))}
             attr = len([a for a in wanted if a in own or fuzzy_in(a, own)]) / len(wanted) if wanted else 0.0
-            lead_in = {stem(w) for w in words(before[(chunk.number, sentence)])} | own
+            lead_in = {stem(w) for w in words(outside_subjects(before[(chunk.number, sentence)], focus.subjects))} | own
             if wanted and lead_in != own:  # "... each tyre is checked: 2. at intervals not exceeding 48 hours"
                 attr = max(attr, CONTEXT_CREDIT * len([a for a in wanted if fuzzy_in(a, lead_in)]) / len(wanted))
             title = chunk.evidence.metadata.title
@@ -274,6 +276,11 @@ class AnswerabilityEvaluator:
 def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
     """The best-fitting sentence with a value, among those naming the most of the question's subjects."""
     valued = [f for f in fits if f.values and f.score >= SENTENCE_MIN]
+    if focus.attribute:  # said with what is asked ("pregnant with"), not any name near the subject; a sentence
+        # naming the subject is similar to the question whatever it says, so similarity does not stand in. A code
+        # or version named in the sentence does ("## [0.11.0] - 2024-03-07" answers when 0.11.0 was released).
+        codes = [s for s in focus.subjects if identifies(s)]
+        valued = [f for f in valued if f.attribute > 0 or any(_names_in(f.sentence, c) for c in codes)]
     if focus.subjects:
         valued = [f for f in valued if f.subject > 0]
     if not valued:
@@ -321,7 +328,9 @@ def _bridges(chunks: list[_Chunk], focus: QuestionFocus) -> set[int]:
         if chunk in first:
             continue
         name = normalise_phrase(TITLE_QUALIFIER.sub("", chunk.evidence.metadata.title))
-        if len(name) >= BRIDGE_MIN_CHARS and any(f" {name} " in c.body for c in first if c.number != chunk.number):
+        # named in another document's text: a chunk's own title, or another part of the same document, is no link
+        if len(name) >= BRIDGE_MIN_CHARS and any(f" {name} " in f" {normalise_phrase(c.evidence.text)} "
+                                                 for c in first if c.evidence.doc_id != chunk.evidence.doc_id):
             out.add(chunk.number)
     return out
 

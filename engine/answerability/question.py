@@ -201,13 +201,8 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     # The attribute is what the question says outside its subjects' names: "Natural Born Killers ... a man
     # born in what year" asks about "born", although the film's name holds the word too. A subject the
     # question does not spell out (a follow-up's, a corrected spelling) removes its words wherever they are.
-    rest, covered = question, set()
-    for subject in sorted(subjects, key=len, reverse=True):
-        named = re.compile(r"(?<!\w)" + re.escape(subject) + r"(?!\w)", re.IGNORECASE)
-        if named.search(rest):
-            rest = named.sub(" ", rest)
-        else:
-            covered |= {stem(w) for w in words(subject)}
+    rest = outside_subjects(question, subjects)
+    covered = {stem(w) for subject in subjects if not _named(subject).search(question) for w in words(subject)}
     time_text = (intent.constraints.time.text if intent.constraints.time else "") or ""
     time_words = {stem(w) for w in words(time_text)}
     attribute: list[str] = []
@@ -224,6 +219,22 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     if kind == "choice":
         options = tuple(subjects[:2]) if len(subjects) >= 2 else ()
     return QuestionFocus(kind, tuple(subjects), tuple(attribute), tuple(shown), options)
+
+
+def identifies(subject: str) -> bool:
+    """A code or version ("E4027", "AD 2024-11-02", "0.11.0"): a sentence naming it is about one thing only."""
+    return bool(codes_in(subject)) or _VERSION.fullmatch(subject.strip()) is not None
+
+
+def _named(subject: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(subject) + r"(?!\w)", re.IGNORECASE)
+
+
+def outside_subjects(text: str, subjects: tuple[str, ...] | list[str]) -> str:
+    """``text`` without the subjects' names (longest first), so the words left are what it says about them."""
+    for subject in sorted(subjects, key=len, reverse=True):
+        text = _named(subject).sub(" ", text)
+    return text
 
 
 def _subjects(question: str, intent: Intent) -> list[str]:

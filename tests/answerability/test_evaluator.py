@@ -91,3 +91,26 @@ def test_an_answer_without_the_asked_value_does_not_address_the_question():
     question = "How much of the Riverton budget goes to public transport?"
     assert unaddressed(question, "Riverton adopted its budget in December [1].", items)
     assert not unaddressed(question, "Public transport gets 21.5 million dollars [1].", items)
+
+
+def test_a_value_near_the_subject_but_not_said_with_the_asked_attribute_is_no_answer(judge):
+    """The only date sits in the film's sentence; the attribute asked ("born") is only in the film's name."""
+    film = ("Midnight Born Harvest", '"Midnight Born Harvest" is a drama film released in 2011. Its music was '
+            "written by a composer from Lyon.")
+    result = ask(judge, 'The music of "Midnight Born Harvest" was written by a composer born in what year?',
+                 evidence(film))
+    assert result.verdict != "answerable"
+    assert result.span is None or result.span.value != "2011"
+    stated = ask(judge, 'The music of "Midnight Born Harvest" was written by a composer born in what year?',
+                 evidence(film, ("Anne Marcel", "Anne Marcel, the composer of Midnight Born Harvest, was born "
+                                                "in 1968 in Lyon.")))
+    assert stated.span is not None and stated.span.value == "1968"
+
+
+def test_a_name_said_without_the_asked_attribute_is_no_answer(judge):
+    record = ("Harbour Lights (album)", '"Harbour Lights" is a duet album by Tom Reyes and Clara Reyes. '
+              "Clara was expecting her first child during the sessions.")
+    result = ask(judge, 'Who was Clara Reyes pregnant with during the sessions of "Harbour Lights"?',
+                 evidence(record))
+    assert result.span is None or result.span.value != "Tom Reyes"
+    assert result.verdict != "answerable"
