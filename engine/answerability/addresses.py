@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.answerability.question import QuestionFocus, analyse
+from engine.answerability.question import QuestionFocus, analyse, identifies
 from engine.answerability.spans import typed_values
 from engine.reflection.signals import question_parts
 from engine.reflection.text import citations, mentions, split_sentences, stem, strip_citations, words
@@ -37,8 +37,10 @@ def _attribute_share(sentence: str, focus: QuestionFocus, evidence: Sequence[Evi
     if cited:
         used = {stem(w) for e in cited for w in words(f"{e.metadata.title} {e.text}")}
         expected = [a for a in focus.attribute if fuzzy_in(a, used)]
-        if not expected:
-            return 0.0
+        if not expected:  # the evidence never speaks of the attribute, unless the sentence names the asked code
+            # or version, as the answerability check allows ("0.11.0: 2024-03-07" from a changelog heading)
+            body = strip_citations(sentence)
+            return 1.0 if any(identifies(s) and mentions(body, s) for s in focus.subjects) else 0.0
     own = {stem(w) for w in words(strip_citations(sentence))}
     return sum(1 for a in expected if fuzzy_in(a, own)) / len(expected)
 

@@ -46,6 +46,8 @@ _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|par
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")
 """A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
+_VERSION_KIND = re.compile(r"\b(?:version|release|revision|build)\s+(?=v?\d+(?:\.\d+){1,3}(?!\w|\.\d))", re.IGNORECASE)
+"""The word naming a version's kind ("version 0.11.0"): part of the subject's name, not something asked about it."""
 _CHOICE_FIRST = re.compile(r"\bor\b", re.IGNORECASE)
 
 # Words that frame a question but say nothing about what is asked.
@@ -201,7 +203,7 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     # The attribute is what the question says outside its subjects' names: "Natural Born Killers ... a man
     # born in what year" asks about "born", although the film's name holds the word too. A subject the
     # question does not spell out (a follow-up's, a corrected spelling) removes its words wherever they are.
-    rest = outside_subjects(question, subjects)
+    rest = outside_subjects(_VERSION_KIND.sub(" ", question), subjects)
     covered = {stem(w) for subject in subjects if not _named(subject).search(question) for w in words(subject)}
     time_text = (intent.constraints.time.text if intent.constraints.time else "") or ""
     time_words = {stem(w) for w in words(time_text)}

@@ -41,8 +41,10 @@ from engine.reflection.text import (
     named_tokens,
     numbers,
     split_sentences,
+    stem,
     strip_citations,
     with_citation,
+    words,
 )
 from engine.reflection.units import QUOTABLE, readable_record, trim_record
 from engine.results import Evidence, Intent, Review
@@ -154,6 +156,7 @@ class OfflineGenerator:
     def _lead(self, question: str, evidence: Sequence[Evidence], intent: Intent, body: list[str]) -> list[str]:
         """The asked value first (with its subject and citation), then the sentence it stands in if not chosen."""
         from engine.answerability import AnswerabilityEvaluator
+        from engine.answerability.evaluator import fuzzy_in
         from engine.answerability.lead import lead_sentence, side_leads
 
         judged = AnswerabilityEvaluator(self.cache).run(question, intent, evidence)
@@ -166,7 +169,12 @@ class OfflineGenerator:
         period = (intent.constraints.time.text or "") if intent.constraints.time else ""
         if judged.sides:  # "... of the A320 and the B737": one value per side, each said of its own side
             return side_leads(question, judged.sides, judged.focus.attribute, period)
-        out = [lead_sentence(question, span, about, judged.focus.attribute, period)] if span.value else []
+        # the lead restates only the asked words its evidence uses: "when was 0.11.0 released" against the changelog
+        # heading "[0.11.0] - 2024-03-07" says "0.11.0: 2024-03-07", not a "release" the document never states
+        cited = evidence[span.evidence - 1]
+        used = {stem(w) for w in words(f"{title} {cited.text}")}
+        asked = tuple(w for w in judged.focus.attribute if fuzzy_in(stem(w), used))  # as the reviewer reads it
+        out = [lead_sentence(question, span, about, asked, period)] if span.value else []
         if not span.quotable:
             return out  # a heading or flattened table: the cited value says it, quoting the cells would not
         source = with_citation(readable_record(span.sentence), [span.evidence])

@@ -41,6 +41,8 @@ _END = re.compile(r"[.!?]$")
 _STATUS = re.compile(r"^status\b|\b(?:superseded|cancell?ed|withdrawn|obsolete|revoked)\b", re.IGNORECASE)
 _MONTHS = frozenset(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"])
 _CAPS_RUN = re.compile(r"(?:\b[A-Z][A-Z/&-]*[A-Z]\b[.,)]?\s+){3}")
+_UNIT_SIGNS = frozenset({"%", "‰", "°", "°C", "°F"})
+"""Signs that end a table cell ("-2.3 %") as a number does."""
 _BANNER = re.compile(r"^(?:[A-Z0-9][A-Z0-9/&.,()-]*\s+){3}")
 
 
@@ -110,6 +112,10 @@ def _split(body: str, limit: int) -> list[tuple[str, str]]:
         return [(r, "record") for r in _records(body)]
     pieces = _at_boundaries(body)
     caps = _CAPS_RUN.search(body) is not None
+    glued = _glue(pieces)
+    if len(glued) >= 2 and not _tabular(body) and _tabular(" ".join(glued[:-1])):
+        # a flattened table run into the sentence under it: the cells are table, the sentence is read on its own
+        return [(piece, "table") for piece, _ in _cap(" ".join(glued[:-1]), limit)] + _split(glued[-1], limit)
     if _tabular(body) or (len(body) > limit and (caps or len(pieces) >= 4)) or (caps and len(pieces) >= 3):
         return [piece for part in _glue(pieces) for piece in _cap(part, limit)]
     if len(body) > limit:
@@ -229,7 +235,7 @@ def _at_boundaries(body: str) -> list[str]:
 def _datum(token: str) -> bool:
     bare = token.strip("(),;:")
     return bool(bare) and (any(ch.isdigit() for ch in bare) or (bare.isupper() and len(bare) > 1)
-                           or token.endswith(")"))
+                           or token.endswith(")") or bare in _UNIT_SIGNS)
 
 
 def _glue(pieces: list[str]) -> list[str]:

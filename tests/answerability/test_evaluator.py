@@ -114,3 +114,33 @@ def test_a_name_said_without_the_asked_attribute_is_no_answer(judge):
                  evidence(record))
     assert result.span is None or result.span.value != "Tom Reyes"
     assert result.verdict != "answerable"
+
+
+CHANGES = ("Changelog", "## [2.4.0] - 2025-05-02\n\n### Fixed\n- Fix a crash when the input is empty.\n\n"
+           "## [2.3.1] - 2025-01-20\n\n### Changed\n- Faster start-up.")
+README = ("Tabulon", "Tabulon reads tables from text files. Each release is listed in the changelog.")
+
+
+def test_a_changelog_heading_answers_when_its_version_came_out(judge):
+    """The changelog never says "released"; its heading naming the asked version with a date answers the question."""
+    question = "When was tabulon version 2.4.0 released?"
+    items = evidence(CHANGES, README)
+    result = ask(judge, question, items)
+    assert result.verdict != "unanswerable" and result.span is not None and result.span.value == "2025-05-02"
+    assert not unaddressed(question, "2.4.0: 2025-05-02 [1].", items)
+    assert unaddressed(question, "Faster start-up [1].", items)  # no date: not answered
+    assert unaddressed(question, "2.3.1: 2025-01-20 [1].", items)  # a date said of another version is no answer
+    assert unaddressed(question, "2.4.0: 2025-05-02 [2].", items)  # cited where the words are, the words are due
+
+
+def test_the_offline_draft_states_the_version_date_and_passes_review():
+    """The lead restates only words its evidence uses, so the reviewer can verify it (and it answers)."""
+    from engine.reflection import OfflineGenerator, OfflineReviewer
+
+    question = "When was tabulon version 2.4.0 released?"
+    items = evidence(CHANGES, README)
+    draft = OfflineGenerator().draft(question, items, get_perception().run(question))
+    lead = draft.split("[1].")[0]
+    assert "2025-05-02" in lead and "2.4.0" in lead and "released" not in lead.lower()
+    review = OfflineReviewer().review(question, items, draft)
+    assert not [i for i in review.issues if i.type in ("fact", "logic")], review.issues

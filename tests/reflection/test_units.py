@@ -64,6 +64,18 @@ def test_headings_questions_banners_and_measured_rows():
         ("prose", "Parts installation: do not install the old nut.")]
 
 
+def test_a_flattened_table_run_into_a_sentence_is_cut_from_it():
+    """A PDF table without delimiters, its last cell ("+3.1 %") followed by the paragraph under it."""
+    text = ("Regional sales Region units 2023 units 2024 Change North 1,210 1,248 +3.1 % South 980 1,002 +2.2 % "
+            "East 1,455 1,430 -1.7 % West 875 901 +3.0 % Total 4,520 4,581 +1.3 % The eastern decline follows the "
+            "closure of two stores in the third quarter, which moved some of their customers to the north region.")
+    units = kinds(text)
+    assert units[-1] == ("prose", "The eastern decline follows the closure of two stores in the third quarter, which "
+                                  "moved some of their customers to the north region.")
+    assert all(kind != "long" for kind, _ in units), units  # no table dump is left to quote whole
+    assert any(kind == "table" and "1,248" in unit for kind, unit in units)
+
+
 def test_long_plain_prose_stays_whole():
     sentence = "there is a website where you can listen to old radio dramas for free " * 6
     assert [u.kind for u in evidence_units(sentence)] == ["long"]
