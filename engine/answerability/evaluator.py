@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
-from engine.answerability.question import QuestionFocus, analyse, identifies, outside_subjects
+from engine.answerability.question import VERSION, QuestionFocus, analyse, identifies, outside_subjects
 from engine.answerability.sides import nearest_value, sides
 from engine.periods import about, asked_period
 from engine.answerability.spans import prime, typed_values
@@ -99,6 +99,7 @@ class _Chunk:
     sentences: tuple[str, ...]
     headings: tuple[str, ...] = ()  # per sentence: the heading of its section ("" when none)
     quotable: frozenset[str] = frozenset()  # the sentences that read as statements (not headings or tables)
+    versions: tuple[str, ...] = ()  # per sentence: the nearest heading above it that holds a version ("## [0.10.4]")
 
 
 _READ = ("long", "table", "heading")
@@ -237,6 +238,8 @@ class AnswerabilityEvaluator:
         """Sentences ranked by fit; those of a superseded revision only when the question asks for it."""
         current = [c for c in chunks if not _superseded(c, chunks, question, intent)]
         rows = [(c, s) for c in current for s in c.sentences]
+        version_of = {(c.number, s): c.versions[i] for c in current for i, s in enumerate(c.sentences)
+                      if i < len(c.versions)}
         before = {(c.number, s): " ".join([c.headings[i] if i < len(c.headings) else ""]
                                           + list(c.sentences[max(i - CONTEXT_UNITS, 0): i]))
                   for c in current for i, s in enumerate(c.sentences)}
@@ -267,6 +270,10 @@ class AnswerabilityEvaluator:
                      + years_in_window(sentence, intent))  # the 2024 row for "in 2024", not the 2022 one
             values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
                 if focus.specific else ()
+            section = version_of.get((chunk.number, sentence), "")
+            if not values and focus.answer_type == "code" and section and attr > 0:
+                # "which release added X?": a changelog entry's version is the heading of its section
+                values = tuple(typed_values(section, "code", question, focus.attribute))
             fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values,
                              sentence in chunk.quotable))
         fits.sort(key=lambda f: (-f.score, f.chunk))
@@ -357,14 +364,19 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
     sentences = tuple(u.text for u in units if u.kind in QUOTABLE or u.kind in _READ)
     quotable = frozenset(u.text for u in units if u.kind in QUOTABLE or u.kind == "long")
     lead_ins: list[str] = []
-    heading = ""
+    versioned: list[str] = []
+    heading = version_heading = ""
     for unit in units:  # each sentence's lead-in: the units just before it, and the heading of its section
         if unit.kind == "heading":
             heading = unit.text
+            if VERSION.search(unit.text):
+                version_heading = unit.text
         if unit.kind in QUOTABLE or unit.kind in _READ:
             lead_ins.append(" ".join(([heading] if heading and heading != unit.text else [])))
+            versioned.append(version_heading if version_heading != unit.text else "")
     return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),
-                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",), quotable)
+                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",), quotable,
+                  tuple(versioned) or ("",))
 
 
 def _mentions(chunk: _Chunk, subject: str) -> bool:

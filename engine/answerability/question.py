@@ -44,7 +44,7 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
 _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|part\s+numbers?|p/n|references?|"
                         r"identifiers?|ids?|versions?|releases?|revisions?|models?|standards?|directives?|bulletins?|documents?|"
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")
+VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")
 """A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
 _VERSION_KIND = re.compile(r"\b(?:version|release|revision|build)\s+(?=v?\d+(?:\.\d+){1,3}(?!\w|\.\d))", re.IGNORECASE)
 """The word naming a version's kind ("version 0.11.0"): part of the subject's name, not something asked about it."""
@@ -225,7 +225,7 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
 
 def identifies(subject: str) -> bool:
     """A code or version ("E4027", "AD 2024-11-02", "0.11.0"): a sentence naming it is about one thing only."""
-    return bool(codes_in(subject)) or _VERSION.fullmatch(subject.strip()) is not None
+    return bool(codes_in(subject)) or VERSION.fullmatch(subject.strip()) is not None
 
 
 def _named(subject: str) -> re.Pattern[str]:
@@ -251,7 +251,7 @@ def _subjects(question: str, intent: Intent) -> list[str]:
         found.append(text)
     found.extend(m.group(1).strip() for m in _QUOTED.finditer(question))
     found.extend(sorted(codes_in(question), key=lambda c: question.lower().find(c)))
-    found.extend(m.group(0) for m in _VERSION.finditer(question))
+    found.extend(m.group(0) for m in VERSION.finditer(question))
     for match in _PROPER_RUN.finditer(question):
         run = match.group(0)
         if re.search(r"(?:^|[.?!:;]\s+)\W*$", question[: match.start()]):

@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from engine.answerability.question import VERSION
 from engine.reflection.focus import codes_in
 from engine.reflection.text import figures, located_figures, normalise_phrase
 
@@ -35,6 +36,8 @@ _TIME_UNIT = re.compile(r"^(?:h|hrs?|hours?|d|days?|weeks?|months?|years?|yrs?|m
 _VERSION_OR_ID = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)|(?<![\w.])\d{6,}(?!\w|\.\d)"
                             r"|(?<![\w.-])\d{2,4}-\d{2,4}(?:-\d{1,4})?(?![\w-])")
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
+_ASKS_VERSION = re.compile(r"^\W*(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)s?\b", re.IGNORECASE)
+"""A question asking for a version ("Which pdfplumber release ..."): only a version number answers it."""
 _OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
 _FREQUENCY_CUE = re.compile(r"\b(?:every|each|intervals?|exceed\w*|once|twice|per|daily|weekly|monthly|"
                             r"frequency)\b", re.IGNORECASE)
@@ -130,8 +133,11 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
                 add(figure.text)
     elif answer_type == "code":
         for match in _VERSION_OR_ID.finditer(sentence):  # versions and dated ids: "0.10.4", "20231228"
-            add(match.group(0))
+            if not _ASKS_VERSION.search(question) or VERSION.fullmatch(match.group(0)):
+                add(match.group(0))
         for code in sorted(codes_in(sentence), key=lambda c: sentence.lower().find(c)):
+            if _ASKS_VERSION.search(question):
+                break  # "which version added X?" is answered by a version, not by an issue or part number
             at = sentence.lower().find(code)
             add(sentence[at: at + len(code)] if at >= 0 else code)
     elif answer_type in _NER_TYPES:

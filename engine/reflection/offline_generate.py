@@ -174,6 +174,11 @@ class OfflineGenerator:
         cited = evidence[span.evidence - 1]
         used = {stem(w) for w in words(f"{title} {cited.text}")}
         asked = tuple(w for w in judged.focus.attribute if fuzzy_in(stem(w), used))  # as the reviewer reads it
+        if span.value and span.value not in span.sentence and span.quotable:
+            # the value is its section's ("## [0.10.0]" over "Remove support for Python 3.7"): said with the entry
+            entry = readable_record(span.sentence)
+            body[:] = [b for b in body if strip_citations(b) != strip_citations(with_citation(entry, [span.evidence]))]
+            return [with_citation(f"{span.value}: {entry}", [span.evidence])]
         out = [lead_sentence(question, span, about, asked, period)] if span.value else []
         if not span.quotable:
             return out  # a heading or flattened table: the cited value says it, quoting the cells would not

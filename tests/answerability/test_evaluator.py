@@ -144,3 +144,30 @@ def test_the_offline_draft_states_the_version_date_and_passes_review():
     assert "2025-05-02" in lead and "2.4.0" in lead and "released" not in lead.lower()
     review = OfflineReviewer().review(question, items, draft)
     assert not [i for i in review.issues if i.type in ("fact", "logic")], review.issues
+
+
+NOTES = ("Changelog", "## [3.1.0] - 2025-06-01\n\n### Removed\n- Drop support for Ruby 2.7 (see issue #4410).\n\n"
+         "### Added\n- Add a strict mode to the parser.\n\n## [3.0.2] - 2025-03-11\n\n### Fixed\n"
+         "- Fix a leak in the reader, reported in #4388.")
+
+
+def test_which_release_is_answered_by_the_version_heading_over_the_entry(judge):
+    question = "Which release removed support for Ruby 2.7?"
+    result = ask(judge, question, evidence(NOTES))
+    assert result.span is not None and result.span.value == "3.1.0", result.span
+    assert "Ruby 2.7" in result.span.sentence  # the entry that says it, not the heading
+    # an issue number in the entry is not a version
+    fixed = ask(judge, "Which version fixed the leak in the reader?", evidence(NOTES))
+    assert fixed.span is not None and fixed.span.value == "3.0.2", fixed.span
+
+
+def test_the_offline_draft_leads_with_the_section_version_and_its_entry():
+    from engine.reflection import OfflineGenerator, OfflineReviewer
+
+    question = "Which release removed support for Ruby 2.7?"
+    items = evidence(NOTES)
+    draft = OfflineGenerator().draft(question, items, get_perception().run(question))
+    assert draft.startswith("3.1.0: Drop support for Ruby 2.7"), draft
+    assert draft.count("Drop support for Ruby 2.7") == 1
+    review = OfflineReviewer().review(question, items, draft)
+    assert not [i for i in review.issues if i.type in ("fact", "logic")], review.issues
