@@ -288,6 +288,9 @@ def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
         # or version named in the sentence does ("## [0.11.0] - 2024-03-07" answers when 0.11.0 was released).
         codes = [s for s in focus.subjects if identifies(s)]
         valued = [f for f in valued if f.attribute > 0 or any(_names_in(f.sentence, c) for c in codes)]
+    if focus.relation:  # "a man born in what year": the year must be said with "born", not "released in 1994"
+        valued = [f for f in valued if fuzzy_in(focus.relation, {stem(w) for w in words(
+            outside_subjects(f.sentence, focus.subjects))})]
     if focus.subjects:
         valued = [f for f in valued if f.subject > 0]
     if not valued:

@@ -77,6 +77,7 @@ class QuestionFocus:
     attribute: tuple[str, ...] = ()
     attribute_words: tuple[str, ...] = ()
     options: tuple[str, ...] = field(default=())  # for "X or Y" questions: the choices
+    relation: str = ""  # stem of the word an in-place question asks through ("born" in "a man born in what year")
 
     @property
     def specific(self) -> bool:
@@ -220,7 +221,23 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     options: tuple[str, ...] = ()
     if kind == "choice":
         options = tuple(subjects[:2]) if len(subjects) >= 2 else ()
-    return QuestionFocus(kind, tuple(subjects), tuple(attribute), tuple(shown), options)
+    return QuestionFocus(kind, tuple(subjects), tuple(attribute), tuple(shown), options, asked_relation(question))
+
+
+def asked_relation(question: str) -> str:
+    """The stem of the word a question asks through when it asks in place: "... produced by a man born in what
+    year?" -> "born"; "X graduated from what school?" -> "graduat". Empty when the question opens with its
+    wh-phrase ("What is ..."), where no one word carries the relation."""
+    found = wh_phrase(question)
+    if not found:
+        return ""
+    before = question[: found[0]]
+    if len(before.split()) < 3 or re.search(r"[.?!;]\s", before):
+        return ""
+    for word in reversed(words(before)):
+        if word not in STOPWORDS and word not in QUESTION_WORDS and len(word) >= 3 and word.isalpha():
+            return stem(word)
+    return ""
 
 
 def identifies(subject: str) -> bool:

@@ -171,3 +171,14 @@ def test_the_offline_draft_leads_with_the_section_version_and_its_entry():
     assert draft.count("Drop support for Ruby 2.7") == 1
     review = OfflineReviewer().review(question, items, draft)
     assert not [i for i in review.issues if i.type in ("fact", "logic")], review.issues
+
+
+def test_an_in_place_question_needs_its_value_said_with_the_relation_it_asks_through(judge):
+    """The year of the film's sentence is said with "score" and "written", but not with "born"."""
+    film = ("Lanterns at Dusk", '"Lanterns at Dusk" is a 2009 film; its score was written by the composer Paul Ardent.')
+    question = 'The score of "Lanterns at Dusk" was written by a composer born in what year?'
+    result = ask(judge, question, evidence(film))
+    assert result.span is None or result.span.value != "2009"
+    assert result.verdict != "answerable"
+    told = ask(judge, question, evidence(film, ("Paul Ardent", "Paul Ardent is a composer, born in 1958 in Leeds.")))
+    assert told.span is not None and told.span.value == "1958"

@@ -69,3 +69,12 @@ def test_a_word_of_the_subject_name_asked_elsewhere_is_part_of_the_attribute():
     focus = analyse(question, Intent(action="lookup", raw_query=question))
     assert "Natural Born Killers" in focus.subjects
     assert "born" in focus.attribute_words and "killers" not in focus.attribute_words
+
+
+def test_an_in_place_question_asks_through_its_relation_word():
+    from engine.answerability.question import asked_relation
+
+    assert asked_relation("The score of the play was written by a composer born in what year?") == "born"
+    assert asked_relation("The museum is in a town located in what region?") == "locat"
+    assert asked_relation("What is the boiling point of ethanol?") == ""  # asks up front: no relation word
+    assert asked_relation("Midnight Born Harvest. Who wrote its music in what year?") == ""  # not one sentence
