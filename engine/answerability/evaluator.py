@@ -70,6 +70,12 @@ PHRASE_FUZZ_MIN_CHARS = 8
 """Shorter subjects must be written exactly: one wrong letter in a short name is another name."""
 CLOSEST = 3
 """Documents listed with a refusal."""
+RELATION_TYPES = ("date", "number")
+"""Answer types whose value must be said with the word an in-place question asks through: a sentence holds many
+dates and figures, each said of something else. Names are not held to it: "Barrier Device starred which actress"
+is answered by the actress's own page, which says "actress", not "starred" (on qa_dev, holding names to it turned
+one right answer and two wrong ones into refusals)."""
+"""Documents listed with a refusal."""
 
 
 def _fuzzy_limit(word: str) -> int:
@@ -288,7 +294,8 @@ def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
         # or version named in the sentence does ("## [0.11.0] - 2024-03-07" answers when 0.11.0 was released).
         codes = [s for s in focus.subjects if identifies(s)]
         valued = [f for f in valued if f.attribute > 0 or any(_names_in(f.sentence, c) for c in codes)]
-    if focus.relation:  # "a man born in what year": the year must be said with "born", not "released in 1994"
+    if focus.relation and focus.answer_type in RELATION_TYPES:
+        # "a man born in what year": the year must be said with "born", not "released in 1994"
         valued = [f for f in valued if fuzzy_in(focus.relation, {stem(w) for w in words(
             outside_subjects(f.sentence, focus.subjects))})]
     if focus.subjects:

@@ -28,7 +28,7 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
     ("date", r"^\W*when\b|\bwhen\W*$|\b(?:what|which|in what|in which)\s+(?:year|years|date|month|day|decade|century)\b"
              r"|\bhow long ago\b|\bsince when\b"),
     ("number", r"\bhow\s+(?:much|many|long|often|far|high|low|old|big|large|heavy|fast|tall|deep|wide)\b"
-               r"|\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:number|amount|total|count|percentage|rate)\b"),
+               r"|\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:number|amount|total|count|percentage|rate|price|cost|fee)s?\b"),
     ("person", r"^\W*(?:\w+\s+)?who(?:m|se)?\b|\bwho(?:m|se)?\W*$|\b(?:what|which)\s+(?:person|man|woman|actor|actress|author|writer|singer|"
                r"player|director|producer|artist|musician|president|founder|inventor|engineer|officer|chief)\b"),
     ("place", r"^\W*(?:\w+\s+)?where\b|\bwhere\W*$|\b(?:what|which|in what|in which)\s+(?:city|town|country|state|county|province|"
@@ -139,7 +139,14 @@ def answer_type(question: str, intent: Intent | None = None) -> AnswerType:
         return "number"
     if _ASKS_CODE.search(asking):
         return "code"
+    named = _NAME_OF.match(asking)
+    if named:  # "What is the name of the pop band ..." asks which band
+        return head_type(f"what {asking[named.end():]}")
     return head_type(asking)
+
+
+_NAME_OF = re.compile(r"^\W*what\s+(?:is|was|are|were)\s+the\s+names?\s+of\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|its\s+|their\s+)?",
+                      re.IGNORECASE)
 
 
 _HEAD_TYPES: dict[str, AnswerType] = {

@@ -38,6 +38,8 @@ _VERSION_OR_ID = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)|(?<![\w.]
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
 _ASKS_VERSION = re.compile(r"^\W*(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)s?\b", re.IGNORECASE)
 """A question asking for a version ("Which pdfplumber release ..."): only a version number answers it."""
+_MONEY = re.compile(r"(?:[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|bn|m|k)\b)?")
+"""An amount of money written with its currency first."""
 _OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
 _FREQUENCY_CUE = re.compile(r"\b(?:every|each|intervals?|exceed\w*|once|twice|per|daily|weekly|monthly|"
                             r"frequency)\b", re.IGNORECASE)
@@ -111,6 +113,8 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
         counts = bool(_COUNT.search(question))
         timed = bool(_DURATION.search(question))
         often = bool(_OFTEN.search(question))
+        for match in _MONEY.finditer(sentence):  # "$99", "USD 1,200", "£40": the sign stands before the amount
+            add(match.group(0), match.start())
         for at, figure in located_figures(sentence):
             yearlike = figure.value.is_integer() and 1000 <= figure.value <= 2100 and "," not in figure.text
             if yearlike or not (figure.unit or counts):

@@ -182,3 +182,17 @@ def test_an_in_place_question_needs_its_value_said_with_the_relation_it_asks_thr
     assert result.verdict != "answerable"
     told = ask(judge, question, evidence(film, ("Paul Ardent", "Paul Ardent is a composer, born in 1958 in Leeds.")))
     assert told.span is not None and told.span.value == "1958"
+
+
+def test_a_price_is_answered_with_its_amount_or_refused():
+    from engine.reflection import OfflineGenerator, OfflineReviewer
+
+    pricing = ("Tabulon pricing", "A commercial licence for Tabulon costs $1,500 per year. Community use is free.")
+    question = "What is the price of a commercial Tabulon licence?"
+    draft = OfflineGenerator().draft(question, evidence(pricing), get_perception().run(question))
+    assert "$1,500" in draft.split("[1].")[0]
+    review = OfflineReviewer().review(question, evidence(pricing), draft)
+    assert not [i for i in review.issues if i.type in ("fact", "logic")], review.issues
+    # documents that never state a price do not answer it
+    assert AnswerabilityEvaluator().run(question, get_perception().run(question),
+                                        evidence(README)).verdict == "unanswerable"

@@ -78,3 +78,13 @@ def test_an_in_place_question_asks_through_its_relation_word():
     assert asked_relation("The museum is in a town located in what region?") == "locat"
     assert asked_relation("What is the boiling point of ethanol?") == ""  # asks up front: no relation word
     assert asked_relation("Midnight Born Harvest. Who wrote its music in what year?") == ""  # not one sentence
+
+
+def test_the_name_of_a_thing_is_asked_by_its_noun():
+    assert answer_type("What is the name of the rock band founded by the two brothers?") == "organisation"
+    assert answer_type("What was the name of her first novel?") == "work"
+
+
+def test_a_price_cost_or_fee_is_a_number():
+    assert answer_type("What is the price of the annual licence?") == "number"
+    assert answer_type("What are the fees for a late renewal?") == "number"

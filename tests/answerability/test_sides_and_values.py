@@ -119,3 +119,10 @@ def test_how_often_is_answered_by_an_interval_not_a_retention_period():
     interval = "Each filter shall be checked at intervals not exceeding 48 hours."
     assert typed_values(kept, "number", question, ("filter", "check")) == []
     assert typed_values(interval, "number", question, ("filter", "check")) == ["48 hours"]
+
+
+def test_an_amount_of_money_with_its_currency_first_is_a_number():
+    question = "What is the price of the annual licence?"
+    near = ("price", "annual", "licenc")
+    assert typed_values("The annual licence costs $99.", "number", question, near) == ["$99"]
+    assert typed_values("The price of the annual licence is USD 1,200.", "number", question, near) == ["USD 1,200"]
