@@ -151,8 +151,29 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
     anchors = _anchors(sentence, near)
     if anchors:
         counted = answer_type == "number" and bool(_COUNT.search(question))  # "57 events": a count precedes its noun
-        found.sort(key=lambda item: (item[1] >= 0, min(label_distance(item[1], a, counted) for a in anchors), item[1]))
+        labels = _label_hits(sentence, found, near) if answer_type == "number" and not counted else {}
+        found.sort(key=lambda item: (item[1] >= 0, -labels.get(item, 0),
+                                     min(label_distance(item[1], a, counted) for a in anchors), item[1]))
     return list(dict.fromkeys(value for value, _ in found))
+
+
+def _label_hits(sentence: str, found: list[tuple[str, int]], near: Sequence[str]) -> dict[tuple[str, int], int]:
+    """For each figure, the asked words in its label: the text since the figure before it.
+
+    In a flattened table row ("... seating torque (wheel turning) 450 N.m 332 lbf.ft MLG axle nut - final
+    torque (wheel turning, dry threads) 325 N.m ...") a value's label is what precedes it, up to the previous
+    value; the nearest attribute word ("torque" of "seating torque") may belong to the row before.
+    """
+    from engine.reflection.text import stem
+
+    wanted = set(near)
+    out: dict[tuple[str, int], int] = {}
+    previous = 0
+    for value, at in sorted((item for item in found if item[1] >= 0), key=lambda item: item[1]):
+        label = sentence[previous:at]
+        out[(value, at)] = len({stem(w.lower()) for w in re.findall(r"[A-Za-z][\w-]*", label)} & wanted)
+        previous = max(previous, at + len(value))
+    return out
 
 
 _FIELD = re.compile(r"(?:^|[;:]\s*)([A-Za-z][\w ()/%.-]{0,60}?)(?::|\s+is)\s*([-+]?\d[\d,]*(?:\.\d+)?)\s*(?=;|$|\.$)")

@@ -254,7 +254,7 @@ def _cap(text: str, limit: int) -> list[tuple[str, str]]:
     if len(text) <= limit:
         return [(text, kind_of(text, piece=True))]
     for pattern in (r"(?<=;)\s+", r"\s+[-–]\s+(?=[A-Z(])", r"(?<=,)\s+"):
-        parts = [p for p in re.split(pattern, text) if p.strip()]
+        parts = [p for p in _split_outside_brackets(text, pattern) if p.strip()]
         if len(parts) > 1:
             out: list[str] = []
             for part in parts:
@@ -266,6 +266,21 @@ def _cap(text: str, limit: int) -> list[tuple[str, str]]:
     cut = text.rfind(" ", 0, limit)
     head, tail = (text[:cut], text[cut + 1:]) if cut > 0 else (text[:limit], text[limit:])
     return [(head, "table" if kind_of(head, piece=True) == "table" else "fragment")] + _cap(tail, limit)
+
+
+def _split_outside_brackets(text: str, pattern: str) -> list[str]:
+    """``re.split`` at the matches of ``pattern`` that stand outside brackets: "(wheel turning, dry threads)" is
+    one table cell, and cutting it would give its value to the row before."""
+    depth, at, out = 0, 0, []
+    depths = []
+    for ch in text:
+        depth = depth + 1 if ch in "([" else max(depth - 1, 0) if ch in ")]" else depth
+        depths.append(depth)
+    for match in re.finditer(pattern, text):
+        if match.start() == 0 or depths[match.start() - 1] == 0:
+            out.append(text[at: match.start()])
+            at = match.end()
+    return out + [text[at:]]
 
 
 def trim_record(record: str, keep: set[str], limit: int = UNIT_CHARS) -> str:

@@ -126,3 +126,11 @@ def test_an_amount_of_money_with_its_currency_first_is_a_number():
     near = ("price", "annual", "licenc")
     assert typed_values("The annual licence costs $99.", "number", question, near) == ["$99"]
     assert typed_values("The price of the annual licence is USD 1,200.", "number", question, near) == ["USD 1,200"]
+
+
+def test_in_a_flattened_table_row_a_value_belongs_to_the_label_before_it():
+    """The nearest "pressure" is the row before's; the words since the previous value are this value's label."""
+    row = ("Pump settings Pump P-2 - idle pressure (cold start) 3.5 bar 51 psi Pump P-2 - working pressure "
+           "(cold start, full load) 6.0 bar 87 psi Relief valve setting 7.2 bar 104 psi.")
+    question = "What is the working pressure of pump P-2 at full load?"
+    assert typed_values(row, "number", question, ("work", "pressur", "pump", "full", "load"))[0] == "6.0 bar"

@@ -147,3 +147,13 @@ def test_a_fenced_code_block_is_one_code_unit_quoted_as_written():
     units = [(u.kind, u.text) for u in evidence_units(text)]
     assert ("code", "pip install tablekit") in units and ("code", "import tablekit") in units
     assert ("prose", "Then import it.") in units and "code" in QUOTABLE
+
+
+def test_a_long_table_run_is_not_cut_inside_brackets():
+    cells = ("Item Part Load (metric) Load (imperial) Pump shaft nut - seating load (shaft turning) 301-115-2 90 kN "
+             "20 klbf Pump shaft nut - final load (shaft turning, dry threads) 301-115-2 65 kN 15 klbf Locking "
+             "bolt BX-1103-5 14 N.m 124 lbf.in Cover screws CS-556-08 6.5 N.m 58 lbf.in Sensor bolts SB-604-6 "
+             "4.5 N.m 40 lbf.in Filter bowl FB-220 12 N.m 106 lbf.in")
+    units = [u.text for u in evidence_units(cells)]
+    assert len(units) > 1
+    assert not any(u.count("(") != u.count(")") for u in units), units
