@@ -75,7 +75,6 @@ RELATION_TYPES = ("date", "number")
 dates and figures, each said of something else. Names are not held to it: "Barrier Device starred which actress"
 is answered by the actress's own page, which says "actress", not "starred" (on qa_dev, holding names to it turned
 one right answer and two wrong ones into refusals)."""
-"""Documents listed with a refusal."""
 
 
 def _fuzzy_limit(word: str) -> int:

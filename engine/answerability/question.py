@@ -28,7 +28,8 @@ _TYPE_RULES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = tuple((kind, re.co
     ("date", r"^\W*when\b|\bwhen\W*$|\b(?:what|which|in what|in which)\s+(?:year|years|date|month|day|decade|century)\b"
              r"|\bhow long ago\b|\bsince when\b"),
     ("number", r"\bhow\s+(?:much|many|long|often|far|high|low|old|big|large|heavy|fast|tall|deep|wide)\b"
-               r"|\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:number|amount|total|count|percentage|rate|price|cost|fee)s?\b"),
+               r"|\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+"
+               r"(?:number|amount|total|count|percentage|rate|price|cost|fee)s?\b"),
     ("person", r"^\W*(?:\w+\s+)?who(?:m|se)?\b|\bwho(?:m|se)?\W*$|\b(?:what|which)\s+(?:person|man|woman|actor|actress|author|writer|singer|"
                r"player|director|producer|artist|musician|president|founder|inventor|engineer|officer|chief)\b"),
     ("place", r"^\W*(?:\w+\s+)?where\b|\bwhere\W*$|\b(?:what|which|in what|in which)\s+(?:city|town|country|state|county|province|"
@@ -145,8 +146,8 @@ def answer_type(question: str, intent: Intent | None = None) -> AnswerType:
     return head_type(asking)
 
 
-_NAME_OF = re.compile(r"^\W*what\s+(?:is|was|are|were)\s+the\s+names?\s+of\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|its\s+|their\s+)?",
-                      re.IGNORECASE)
+_NAME_OF = re.compile(r"^\W*what\s+(?:is|was|are|were)\s+the\s+names?\s+of\s+"
+                      r"(?:the\s+|a\s+|an\s+|his\s+|her\s+|its\s+|their\s+)?", re.IGNORECASE)
 
 
 _HEAD_TYPES: dict[str, AnswerType] = {

@@ -38,7 +38,8 @@ _VERSION_OR_ID = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)|(?<![\w.]
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
 _ASKS_VERSION = re.compile(r"^\W*(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)s?\b", re.IGNORECASE)
 """A question asking for a version ("Which pdfplumber release ..."): only a version number answers it."""
-_MONEY = re.compile(r"(?:[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|bn|m|k)\b)?")
+_MONEY = re.compile(r"(?:[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)\d[\d,]*(?:\.\d+)?"
+                    r"(?:\s?(?:million|billion|bn|m|k)\b)?")
 """An amount of money written with its currency first."""
 _OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b", re.IGNORECASE)
 _FREQUENCY_CUE = re.compile(r"\b(?:every|each|intervals?|exceed\w*|once|twice|per|daily|weekly|monthly|"
@@ -136,12 +137,11 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
             if figure.unit and _TIME_UNIT.match(figure.unit):
                 add(figure.text)
     elif answer_type == "code":
+        versions_only = _ASKS_VERSION.search(question) is not None  # "which version added X?": not an issue number
         for match in _VERSION_OR_ID.finditer(sentence):  # versions and dated ids: "0.10.4", "20231228"
-            if not _ASKS_VERSION.search(question) or VERSION.fullmatch(match.group(0)):
+            if not versions_only or VERSION.fullmatch(match.group(0)):
                 add(match.group(0))
-        for code in sorted(codes_in(sentence), key=lambda c: sentence.lower().find(c)):
-            if _ASKS_VERSION.search(question):
-                break  # "which version added X?" is answered by a version, not by an issue or part number
+        for code in [] if versions_only else sorted(codes_in(sentence), key=lambda c: sentence.lower().find(c)):
             at = sentence.lower().find(code)
             add(sentence[at: at + len(code)] if at >= 0 else code)
     elif answer_type in _NER_TYPES:

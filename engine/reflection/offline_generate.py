@@ -169,16 +169,15 @@ class OfflineGenerator:
         period = (intent.constraints.time.text or "") if intent.constraints.time else ""
         if judged.sides:  # "... of the A320 and the B737": one value per side, each said of its own side
             return side_leads(question, judged.sides, judged.focus.attribute, period)
-        # the lead restates only the asked words its evidence uses: "when was 0.11.0 released" against the changelog
-        # heading "[0.11.0] - 2024-03-07" says "0.11.0: 2024-03-07", not a "release" the document never states
-        cited = evidence[span.evidence - 1]
-        used = {stem(w) for w in words(f"{title} {cited.text}")}
-        asked = tuple(w for w in judged.focus.attribute if fuzzy_in(stem(w), used))  # as the reviewer reads it
         if span.value and span.value not in span.sentence and span.quotable:
             # the value is its section's ("## [0.10.0]" over "Remove support for Python 3.7"): said with the entry
-            entry = readable_record(span.sentence)
-            body[:] = [b for b in body if strip_citations(b) != strip_citations(with_citation(entry, [span.evidence]))]
-            return [with_citation(f"{span.value}: {entry}", [span.evidence])]
+            entry = with_citation(readable_record(span.sentence), [span.evidence])
+            body[:] = [b for b in body if strip_citations(b) != strip_citations(entry)]
+            return [f"{span.value}: {entry}"]
+        # the lead restates only the asked words its evidence uses: "when was 0.11.0 released" against the changelog
+        # heading "[0.11.0] - 2024-03-07" says "0.11.0: 2024-03-07", not a "release" the document never states
+        used = {stem(w) for w in words(f"{title} {evidence[span.evidence - 1].text}")}
+        asked = tuple(w for w in judged.focus.attribute if fuzzy_in(stem(w), used))  # as the reviewer reads it
         out = [lead_sentence(question, span, about, asked, period)] if span.value else []
         if not span.quotable:
             return out  # a heading or flattened table: the cited value says it, quoting the cells would not
