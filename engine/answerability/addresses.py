@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from engine.answerability.question import QuestionFocus, analyse, identifies
 from engine.answerability.spans import typed_values
 from engine.reflection.signals import question_parts
-from engine.reflection.text import citations, mentions, split_sentences, stem, strip_citations, words
+from engine.reflection.text import citations, mentions, names_model, split_sentences, stem, strip_citations, words
 from engine.results import Evidence, Intent
 
 
@@ -46,9 +46,10 @@ def _attribute_share(sentence: str, focus: QuestionFocus, evidence: Sequence[Evi
 
 
 def _names(sentence: str, subject: str, evidence: Sequence[Evidence]) -> bool:
-    """``subject`` is named in the sentence or in the title of the evidence it cites: the value is said of it."""
-    titles = [evidence[n - 1].metadata.title for n in citations(sentence) if 1 <= n <= len(evidence)]
-    return mentions(strip_citations(sentence), subject) or any(mentions(t, subject) for t in titles)
+    """``subject`` is named in the sentence or in the evidence it cites (title or text): the value is said of it."""
+    cited = [evidence[n - 1] for n in citations(sentence) if 1 <= n <= len(evidence)]
+    return any(mentions(t, subject) or names_model(t, subject)
+               for t in [strip_citations(sentence), *(f"{e.metadata.title} {e.text}" for e in cited)])
 
 
 def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent: Intent | None = None,
@@ -78,12 +79,11 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         stated = bool(valued) and all(any(_names(s, subject, evidence) for s in valued) for subject in focus.subjects)
         if not stated:
             reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
-    cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
-    if not cited_titles:  # nothing cited (the citation check reports that): judge against every document's title
-        cited_titles = [e.metadata.title for e in evidence]
+    cited = [evidence[n - 1] for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
+    # nothing cited (the citation check reports that): judge against every document's title
+    sources = [f"{e.metadata.title} {e.text}" for e in cited] or [e.metadata.title for e in evidence]
     body = " ".join(strip_citations(s) for s in sentences)
-    missing = [s for s in focus.subjects
-               if not mentions(body, s) and not any(mentions(title, s) for title in cited_titles)]
+    missing = [s for s in focus.subjects if not any(mentions(t, s) or names_model(t, s) for t in [body, *sources])]
     if subjects and missing and len(missing) == len(focus.subjects):
         names = ", ".join(repr(m) for m in missing)
         reasons.append(f"The answer does not mention {names}, which the question is about.")

@@ -34,7 +34,7 @@ from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
-from engine.reflection.text import normalise_phrase, stem, words
+from engine.reflection.text import names_model, normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
 from engine.store.titles import TITLE_QUALIFIER
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
@@ -397,6 +397,8 @@ def _mentions(chunk: _Chunk, subject: str) -> bool:
         return True
     if codes_in(subject):
         return all(names(chunk.body, code) for code in codes_in(subject))
+    if names_model(chunk.body, subject):  # "Boeing 737 MAX" in "The Boeing Company ... (737 MAX) airplanes"
+        return True
     if " " not in key:
         return fuzzy_in(key, chunk.raw)  # one word: the same typo tolerance as any other word
     if len(key) < PHRASE_FUZZ_MIN_CHARS:

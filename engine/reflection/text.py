@@ -417,6 +417,22 @@ def mentions(text: str, phrase: str) -> bool:
     return bool(needle) and f" {needle} " in f" {normalise_phrase(text)} "
 
 
+_MODEL_TAIL = re.compile(r"(?<=\s)\S*\d\S*(?:\s\S+)*$")
+"""From the first word holding a digit to the end of a normalised name: the model or version ("737 max" of
+"boeing 737 max"), which a document names as written while the maker's name may stand elsewhere."""
+
+
+def names_model(text: str, name: str) -> bool:
+    """A maker-and-model name ("Boeing 737 MAX") is named by ``text`` when the model is written as a phrase and
+    every word before it stands somewhere in ``text`` ("The Boeing Company Model 737-8 ... (737 MAX)")."""
+    key = normalise_phrase(name)
+    model = _MODEL_TAIL.search(key)
+    if not model or model.start() == 0:
+        return False
+    body = f" {normalise_phrase(text)} "
+    return f" {model.group(0)} " in body and all(f" {w} " in body for w in key[: model.start()].split())
+
+
 def compared_entities(intent: Intent) -> list[str]:
     """The entities a question compares: all of them for a "compare" question, else two or more of one kind."""
     texts = list(dict.fromkeys(e.text for e in intent.entities if e.text.strip()))

@@ -196,3 +196,35 @@ def test_a_price_is_answered_with_its_amount_or_refused():
     # documents that never state a price do not answer it
     assert AnswerabilityEvaluator().run(question, get_perception().run(question),
                                         evidence(README)).verdict == "unanswerable"
+
+
+NOTICE = ("Federal notice 2021-0042", "SUMMARY: The agency proposes to supersede directive 2019-23-51, which applies "
+          "to all Airbus Model A350-941 and A350-1041 (A350 XWB) airplanes. DATES: Comments must be received by "
+          "June 14, 2021. Send comments to Docket No. NA–2021–0042.")
+
+
+def test_a_maker_and_model_is_named_by_the_model_with_the_maker_elsewhere():
+    from engine.reflection.text import names_model
+
+    text = NOTICE[1]
+    assert names_model(text, "Airbus A350 XWB")  # "Airbus Model A350-941 ... (A350 XWB)"
+    assert not names_model(text, "Airbus A380 XWB")  # another model is another subject
+    assert not names_model(text, "Boeing A350 XWB")  # the maker's words must stand in the text
+    assert not names_model(text, "A350 XWB Freighter")  # a name that starts with its model is written as it is
+
+
+def test_a_subject_written_maker_apart_from_model_is_found(judge):
+    question = "What does the proposed rule for the Airbus A350 XWB supersede?"
+    assert "Airbus A350 XWB" not in ask(judge, question, evidence(NOTICE)).missing
+
+
+def test_the_answer_may_leave_the_asked_docket_to_the_evidence_it_cites():
+    from engine.reflection import OfflineReviewer
+
+    question = "By what date must comments on Docket NA-2021-0042 be received?"
+    items = evidence(NOTICE)
+    review = OfflineReviewer().review(question, items, "Comments must be received by June 14, 2021 [1].")
+    assert not [i for i in review.issues if i.type == "logic"], review.issues
+    other = OfflineReviewer().review("By what date must comments on Docket NA-2021-0077 be received?", items,
+                                     "Comments must be received by June 14, 2021 [1].")
+    assert [i for i in other.issues if i.type == "logic"]  # evidence about another docket does not address it
