@@ -79,11 +79,14 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence], intent
         stated = bool(valued) and all(any(_names(s, subject, evidence) for s in valued) for subject in focus.subjects)
         if not stated:
             reasons.append(f"The answer does not state {focus.describe()}, which the question asks for.")
-    cited = [evidence[n - 1] for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
-    # nothing cited (the citation check reports that): judge against every document's title
-    sources = [f"{e.metadata.title} {e.text}" for e in cited] or [e.metadata.title for e in evidence]
+    cited_titles = [evidence[n - 1].metadata.title for s in sentences for n in citations(s) if 1 <= n <= len(evidence)]
+    if not cited_titles:  # nothing cited (the citation check reports that): judge against every document's title
+        cited_titles = [e.metadata.title for e in evidence]
+    # the answer itself names the subject, or the title of what it cites: a cited chunk that merely mentions it
+    # does not make the answer about it (an attorney's line of a transcript naming the case in its header)
     body = " ".join(strip_citations(s) for s in sentences)
-    missing = [s for s in focus.subjects if not any(mentions(t, s) or names_model(t, s) for t in [body, *sources])]
+    missing = [s for s in focus.subjects
+               if not mentions(body, s) and not names_model(body, s) and not any(mentions(t, s) for t in cited_titles)]
     if subjects and missing and len(missing) == len(focus.subjects):
         names = ", ".join(repr(m) for m in missing)
         reasons.append(f"The answer does not mention {names}, which the question is about.")

@@ -223,8 +223,11 @@ def test_the_answer_may_leave_the_asked_docket_to_the_evidence_it_cites():
 
     question = "By what date must comments on Docket NA-2021-0042 be received?"
     items = evidence(NOTICE)
-    review = OfflineReviewer().review(question, items, "Comments must be received by June 14, 2021 [1].")
+    answer = "Comments must be received by June 14, 2021 [1]. They go to Docket No. NA–2021–0042 [1]."
+    review = OfflineReviewer().review(question, items, answer)
     assert not [i for i in review.issues if i.type == "logic"], review.issues
-    other = OfflineReviewer().review("By what date must comments on Docket NA-2021-0077 be received?", items,
-                                     "Comments must be received by June 14, 2021 [1].")
+    other = OfflineReviewer().review("By what date must comments on Docket NA-2021-0077 be received?", items, answer)
     assert [i for i in other.issues if i.type == "logic"]  # evidence about another docket does not address it
+    # the answer must still name what the question is about: a cited chunk that mentions it is not enough
+    bare = OfflineReviewer().review(question, items, "Comments must be received by June 14, 2021 [1].")
+    assert [i for i in bare.issues if i.type == "logic"]
