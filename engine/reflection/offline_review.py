@@ -369,10 +369,7 @@ def _relevance(question: str, checked: list[_Sentence], index: EvidenceIndex) ->
     focus = Focus(question_focus(question).codes)
     if not focus:
         return []
-    # what the judged evidence names, title and text: a date drawn from the chunk of docket FAA-2020-0686 is said
-    # of that docket even when the sentence does not repeat it
-    titles = [" ".join(f"{index.chunk(n).evidence.metadata.title} {index.chunk(n).evidence.text}" for n in f.basis)
-              for f in checked]
+    titles = [" ".join(index.chunk(n).evidence.metadata.title for n in f.basis) for f in checked]
     bodies = [strip_citations(f.text) for f in checked]
     missing = missing_from(focus, " ".join(bodies), titles)
     if missing:
