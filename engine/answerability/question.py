@@ -47,7 +47,7 @@ _ASKS_CODE = re.compile(r"^\W*(?:which|what)\s+(?:\w+\s+)?(?:codes?|numbers?|par
                         r"regulations?|sections?|chapters?|forms?)\b", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)")
 """A version or section number ("0.11.0", "v2.1", "3.4.2"): it names what is asked about."""
-_VERSION_KIND = re.compile(r"\b(?:version|release|revision|build)\s+(?=v?\d+(?:\.\d+){1,3}(?!\w|\.\d))", re.IGNORECASE)
+_VERSION_KIND = re.compile(rf"\b(?:version|release|revision|build)\s+(?={VERSION.pattern})", re.IGNORECASE)
 """The word naming a version's kind ("version 0.11.0"): part of the subject's name, not something asked about it."""
 _CHOICE_FIRST = re.compile(r"\bor\b", re.IGNORECASE)
 

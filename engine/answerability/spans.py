@@ -33,7 +33,7 @@ _DURATION = re.compile(r"\bhow\s+often\b|\bhow\s+long\s+(?:ago|must|should|may|c
 """Questions answered by a duration or interval ("how long must records be kept"), not "how long is the trail"."""
 _TIME_UNIT = re.compile(r"^(?:h|hrs?|hours?|d|days?|weeks?|months?|years?|yrs?|min(?:ute)?s?|s|sec(?:ond)?s?|"
                         r"cycles?|flights?|landings?|fc|fh)\b", re.IGNORECASE)
-_VERSION_OR_ID = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?!\w|\.\d)|(?<![\w.])\d{6,}(?!\w|\.\d)"
+_VERSION_OR_ID = re.compile(rf"{VERSION.pattern}|(?<![\w.])\d{{6,}}(?!\w|\.\d)"
                             r"|(?<![\w.-])\d{2,4}-\d{2,4}(?:-\d{1,4})?(?![\w-])")
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
 _ASKS_VERSION = re.compile(r"^\W*(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)s?\b", re.IGNORECASE)

@@ -117,7 +117,7 @@ def _split(body: str, limit: int) -> list[tuple[str, str]]:
         # a flattened table run into the sentence under it: the cells are table, the sentence is read on its own
         return [(piece, "table") for piece, _ in _cap(" ".join(glued[:-1]), limit)] + _split(glued[-1], limit)
     if _tabular(body) or (len(body) > limit and (caps or len(pieces) >= 4)) or (caps and len(pieces) >= 3):
-        return [piece for part in _glue(pieces) for piece in _cap(part, limit)]
+        return [piece for part in glued for piece in _cap(part, limit)]
     if len(body) > limit:
         return [(body, "long")]  # plain prose: kept whole for checking, too long to quote
     if _BANNER.match(body):  # a page banner run into the first sentence of the page
@@ -271,13 +271,12 @@ def _cap(text: str, limit: int) -> list[tuple[str, str]]:
 def _split_outside_brackets(text: str, pattern: str) -> list[str]:
     """``re.split`` at the matches of ``pattern`` that stand outside brackets: "(wheel turning, dry threads)" is
     one table cell, and cutting it would give its value to the row before."""
-    depth, at, out = 0, 0, []
-    depths = []
-    for ch in text:
-        depth = depth + 1 if ch in "([" else max(depth - 1, 0) if ch in ")]" else depth
-        depths.append(depth)
+    depth, read, at, out = 0, 0, 0, []
     for match in re.finditer(pattern, text):
-        if match.start() == 0 or depths[match.start() - 1] == 0:
+        for ch in text[read: match.start()]:  # bracket depth at the match
+            depth = depth + 1 if ch in "([" else max(depth - 1, 0) if ch in ")]" else depth
+        read = match.start()
+        if depth == 0:
             out.append(text[at: match.start()])
             at = match.end()
     return out + [text[at:]]

@@ -59,7 +59,8 @@ def task_label(index: int, task: RetrievalTask) -> str:
 class Retriever:
     """Retrieval stage: tasks in, fused and budgeted Evidence out."""
 
-    def __init__(self, store: KnowledgeBaseStore, max_workers: int = SEARCH_THREADS, today: Callable[[], date] = date.today) -> None:
+    def __init__(self, store: KnowledgeBaseStore, max_workers: int = SEARCH_THREADS,
+                 today: Callable[[], date] = date.today) -> None:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.store = store
