@@ -19,6 +19,7 @@ the documents do not answer the question: the pipeline refuses and shows the clo
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
-from engine.reflection.text import names_model, normalise_phrase, stem, words
+from engine.reflection.text import names_model, normalise_phrase, stem, verb_stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
 from engine.store.titles import TITLE_QUALIFIER
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
@@ -75,6 +76,9 @@ RELATION_TYPES = ("date", "number")
 dates and figures, each said of something else. Names are not held to it: "Barrier Device starred which actress"
 is answered by the actress's own page, which says "actress", not "starred" (on qa_dev, holding names to it turned
 one right answer and two wrong ones into refusals)."""
+
+
+NAME_TYPES = ("person", "place", "organisation", "work")
 
 
 def _fuzzy_limit(word: str) -> int:
@@ -121,6 +125,7 @@ class _Fit:
     subject: float
     values: tuple[str, ...]
     quotable: bool = True
+    bridged: bool = False  # in a document one hop from the subject (see ``_bridges``)
 
 
 _MEMO: OrderedDict[tuple, Answerability] = OrderedDict()
@@ -185,7 +190,8 @@ class AnswerabilityEvaluator:
             span = AnswerSpan(value=typed.values[0], sentence=typed.sentence, evidence=typed.chunk,
                               chunk_id=evidence[typed.chunk - 1].chunk_id, quotable=typed.quotable)
         elif not focus.specific:  # no value to pick out: the best statement is the answer
-            quotable = [f for f in fits if f.quotable]
+            quotable = [f for f in fits if f.quotable and (focus.answer_type != "other" or _cued(f.sentence, focus))
+                        and (not focus.bridge or _of_bridge(f, focus))]
             most = max((f.subject for f in quotable), default=0.0)  # about the asked code, not its neighbour row
             lead = next((f for f in quotable if f.subject == most), None)
             if lead is not None:
@@ -215,9 +221,18 @@ class AnswerabilityEvaluator:
             return Answerability(verdict="unanswerable", missing=tuple(missing_attr), **base,
                                  reason=f"The documents give figures nearby, but none for '{what}', which the "
                                         f"question asks about; a value for something else would be a wrong answer.")
+        if focus.bridge and span is None:
+            return Answerability(verdict="unanswerable", **base,
+                                 reason=f"The question asks about a {focus.bridge} it does not name; no retrieved "
+                                        f"document linked to {', '.join(repr(s) for s in focus.subjects) or 'it'} "
+                                        f"states {asked}.")
         if focus.specific and (typed is None or typed.score < SENTENCE_MIN):
             return Answerability(verdict="unanswerable", **base,
                                  reason=f"The documents speak of the topic, but none states {asked}.")
+        if focus.answer_type == "other" and focus.head and span is None:
+            return Answerability(verdict="unanswerable", **base,
+                                 reason=f"The documents speak of the topic, but no sentence names the "
+                                        f"{focus.head} the question asks for.")
         chosen = typed or best
         if attr_cov >= ATTRIBUTE_CLEAR and chosen.score >= SENTENCE_CLEAR:
             return Answerability(verdict="answerable", **base,
@@ -280,7 +295,7 @@ class AnswerabilityEvaluator:
                 # "which release added X?": a changelog entry's version is the heading of its section
                 values = tuple(typed_values(section, "code", question, focus.attribute))
             fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values,
-                             sentence in chunk.quotable))
+                             sentence in chunk.quotable, chunk.number in bridged))
         fits.sort(key=lambda f: (-f.score, f.chunk))
         return fits
 
@@ -288,21 +303,62 @@ class AnswerabilityEvaluator:
 def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
     """The best-fitting sentence with a value, among those naming the most of the question's subjects."""
     valued = [f for f in fits if f.values and f.score >= SENTENCE_MIN]
+    codes = [s for s in focus.subjects if identifies(s)]
     if focus.attribute:  # said with what is asked ("pregnant with"), not any name near the subject; a sentence
         # naming the subject is similar to the question whatever it says, so similarity does not stand in. A code
         # or version named in the sentence does ("## [0.11.0] - 2024-03-07" answers when 0.11.0 was released).
-        codes = [s for s in focus.subjects if identifies(s)]
         valued = [f for f in valued if f.attribute > 0 or any(_names_in(f.sentence, c) for c in codes)]
     if focus.relation and focus.answer_type in RELATION_TYPES:
         # "a man born in what year": the year must be said with "born", not "released in 1994"
-        valued = [f for f in valued if fuzzy_in(focus.relation, {stem(w) for w in words(
-            outside_subjects(f.sentence, focus.subjects))})]
+        valued = [f for f in valued if fuzzy_in(focus.relation, _said(f.sentence, focus, verbs=True))
+                  or any(_names_in(f.sentence, c) for c in codes)]  # "## [0.11.0] - 2024-03-07": released
+    elif focus.answer_type in NAME_TYPES:
+        valued = [f for f in valued if _cued(f.sentence, focus)]
+    if focus.bridge:
+        valued = [f for f in valued if _of_bridge(f, focus)]
     if focus.subjects:
         valued = [f for f in valued if f.subject > 0]
     if not valued:
         return None
     most = max(f.subject for f in valued)
     return next(f for f in valued if f.subject == most)
+
+
+def _cued(sentence: str, focus: QuestionFocus) -> bool:
+    """The sentence says what the question asks through, outside the subjects' names; True when it names nothing.
+
+    A name (typed by NER) needs the relation word or the asking phrase's head noun ("graduated" or "school" for
+    "X graduated from what college preparatory boys' school?"). A statement answering an untyped "which local
+    tribe" needs the head noun itself: it is the only sign that the sentence names a tribe at all.
+    """
+    head = [stem(focus.head)] if focus.head else []
+    relation = [focus.relation] if focus.relation and not (focus.answer_type == "other" and head) else []
+    if not head and not relation:
+        return True
+    return (any(fuzzy_in(c, _said(sentence, focus)) for c in head)
+            or any(fuzzy_in(c, _said(sentence, focus, verbs=True)) for c in relation))
+
+
+def _of_bridge(fit: _Fit, focus: QuestionFocus) -> bool:
+    """The sentence speaks of the thing the question describes without naming it ("a man born in what year"):
+    it stands in a document one hop from the subject (the producer's own page, named on the soundtrack's), or it
+    names that thing's noun itself ("Anne Marcel, the composer of the film, was born in 1968")."""
+    return fit.bridged or fuzzy_in(stem(focus.bridge), _said(fit.sentence, focus))
+
+
+_TITLED = re.compile(r"[\"“][^\"“”]{1,120}[\"”]|(?<=[\w,;:)] )[A-Z][\w'’-]*")
+"""Quoted titles and capitalised words within a sentence: "Born on the Fourth of July" says nothing of "born"."""
+
+
+def _said(sentence: str, focus: QuestionFocus, *, verbs: bool = False) -> set[str]:
+    """Stems of what ``sentence`` says outside the subjects' names (irregular past forms read as their verb).
+
+    ``verbs``: read as the relation a question asks through, so quoted titles and capitalised names do not count.
+    """
+    text = outside_subjects(sentence, focus.subjects)
+    if verbs:
+        text = _TITLED.sub(" ", text)
+    return {verb_stem(w) for w in words(text)}
 
 
 def _side_spans(question: str, focus: QuestionFocus, fits: list[_Fit], evidence: tuple[Evidence, ...],
@@ -403,6 +459,8 @@ def _mentions(chunk: _Chunk, subject: str) -> bool:
         return fuzzy_in(key, chunk.raw)  # one word: the same typo tolerance as any other word
     if len(key) < PHRASE_FUZZ_MIN_CHARS:
         return False
+    if any(w not in chunk.raw for w in key.split() if any(ch.isdigit() for ch in w)):
+        return False  # "Heinkel HD 23" is not the "Heinkel HD 26": a number in a name is written exactly
     return fuzz.partial_ratio(key, chunk.body, score_cutoff=PHRASE_FUZZ_MIN) > 0
 
 

@@ -174,6 +174,29 @@ def stem(word: str) -> str:
     return w
 
 
+_IRREGULAR = {form: base for base, forms in (
+    ("write", "wrote written"), ("begin", "began begun"), ("win", "won"), ("make", "made"), ("sing", "sang sung"),
+    ("draw", "drew drawn"), ("give", "gave given"), ("take", "took taken"), ("lead", "led"), ("hold", "held"),
+    ("build", "built"), ("buy", "bought"), ("teach", "taught"), ("fight", "fought"), ("run", "ran"),
+    ("see", "seen"), ("go", "went gone"), ("come", "came"), ("become", "became"), ("choose", "chose chosen"),
+    ("speak", "spoke spoken"), ("wear", "wore worn"), ("fly", "flew flown"), ("grow", "grew grown"),
+    ("know", "knew known"), ("throw", "threw thrown"), ("rise", "risen"), ("fall", "fallen"), ("meet", "met"),
+    ("sell", "sold"), ("tell", "told"), ("bring", "brought"), ("think", "thought"), ("send", "sent"),
+    ("spend", "spent"), ("stand", "stood"), ("strike", "struck"), ("shoot", "shot"), ("keep", "kept"),
+    ("lose", "lost"), ("pay", "paid"), ("drive", "drove driven"), ("ride", "rode ridden"),
+    ("break", "broke broken"), ("steal", "stole stolen"), ("get", "got gotten"), ("eat", "ate eaten"),
+    ("feed", "fed"), ("breed", "bred"), ("sink", "sank sunk"), ("swim", "swam swum"), ("hide", "hid hidden"),
+    ("forget", "forgot forgotten"), ("shake", "shook shaken"), ("sit", "sat"), ("sleep", "slept"),
+) for form in forms.split()}
+"""Past forms of common irregular verbs, to their base ("wrote", "written" -> "write"). Forms that are also other
+words ("found", "left", "rose", "saw", "fell", "lay", "bore") are left out: their reading would be a guess."""
+
+
+def verb_stem(word: str) -> str:
+    """``stem`` of a word with an irregular verb's past forms read as its base: "wrote" and "written" match "writes"."""
+    return stem(_IRREGULAR.get(word.lower(), word))
+
+
 def content_words(text: str) -> list[str]:
     """Stems of the words that carry meaning (no stop words, no bare punctuation)."""
     return [stem(w) for w in words(text) if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit())]

@@ -78,6 +78,14 @@ def test_a_typo_in_a_long_name_still_finds_it(judge):
     assert result.signals["subject_coverage"] == 1.0
 
 
+
+def test_a_name_with_another_number_is_another_name(judge):
+    """A typo is forgiven in a name's words, never in its numbers: the Falcon 26 is not the Falcon 23."""
+    plane = ("Marlin Falcon 26", "The Marlin Falcon 26 was a training biplane first flown in 1931.")
+    result = ask(judge, "When was the Marlin Falcon 23 first flown?", evidence(plane))
+    assert result.verdict == "unanswerable" and "Marlin Falcon 23" in result.reason
+
+
 @pytest.mark.unit
 def test_lead_sentence_states_value_subject_and_citation():
     span = AnswerSpan(value="325 N.m", sentence="Torque the nut to 325 N.m.", evidence=2)
@@ -114,6 +122,56 @@ def test_a_name_said_without_the_asked_attribute_is_no_answer(judge):
                  evidence(record))
     assert result.span is None or result.span.value != "Tom Reyes"
     assert result.verdict != "answerable"
+
+
+def test_a_statement_that_never_names_the_asked_kind_of_thing_is_no_answer(judge):
+    """"Which tribe ..." is not answered by a sentence about the river that names no tribe."""
+    river = ("Kessan River", "The Kessan River flows south for 310 kilometres. The Kessan River was named "
+             "by early settlers in 1851 and floods every spring.")
+    question = "The Kessan River was named after which local tribe?"
+    result = ask(judge, question, evidence(river))
+    assert result.verdict == "unanswerable" and "tribe" in result.reason
+    named = ask(judge, question, evidence(river, ("Kessan people", "The Kessan are a local tribe of the valley; "
+                                                                   "the Kessan River was named after the tribe.")))
+    assert named.verdict != "unanswerable"
+    assert named.span is not None and "tribe" in named.span.sentence
+
+
+def test_a_name_said_without_the_relation_or_the_asked_noun_is_no_answer(judge):
+    """"... a channel founded by who?": the person must be said with "founded", not be any name nearby."""
+    show = ("Pocket Quiz", "Pocket Quiz is a quiz show that airs on Kidwave. The show is hosted by Dana Pike.")
+    question = "Pocket Quiz airs on a channel founded by who?"
+    result = ask(judge, question, evidence(show))
+    assert result.span is None or result.span.value != "Dana Pike"
+    assert result.verdict != "answerable"
+    founded = ask(judge, question, evidence(show, ("Kidwave", "Kidwave is a children's channel founded by "
+                                                              "Margaret Hill in 1999.")))
+    assert founded.span is not None and founded.span.value == "Margaret Hill"
+
+
+def test_a_value_of_a_described_thing_comes_from_that_thing_not_from_the_subject(judge):
+    """"... produced by a musician born in what year?": the year of the musician the soundtrack's page names,
+    not of another producer whose page names the film."""
+    soundtrack = ("Glass Orchard (soundtrack)", 'Glass Orchard: Music from the Film is the soundtrack to the film '
+                  '"Glass Orchard", produced by Tomas Brandt.')
+    other = ("Lena Fisk", 'Lena Fisk (born 1961) is a film producer who produced "Glass Orchard" and other films.')
+    musician = ("Tomas Brandt", "Tomas Brandt (born 1958) is a Danish musician and record producer.")
+    question = 'The soundtrack of the film "Glass Orchard" was produced by a musician born in what year?'
+    wrong = ask(judge, question, evidence(soundtrack, other))
+    assert wrong.verdict == "unanswerable" and "musician" in wrong.reason
+    right = ask(judge, question, evidence(soundtrack, other, musician))
+    assert right.span is not None and right.span.value == "1958" and right.span.evidence == 3
+
+
+def test_a_relation_word_inside_a_title_is_not_the_relation(judge):
+    """"born in what year" is not answered by the year of a film called "Born to Run Again"."""
+    film = ("Glass Orchard", '"Glass Orchard" is a 1996 drama whose music was written by Tomas Brandt.')
+    composer = ("Tomas Brandt", 'Tomas Brandt is a Danish composer whose scores include "Born to Run Again" '
+                                '(1989) and "Night Train" (1994).')
+    question = 'The music of "Glass Orchard" was written by a composer born in what year?'
+    result = ask(judge, question, evidence(film, composer))
+    assert result.span is None or result.span.value != "1989"
+    assert result.verdict == "unanswerable"
 
 
 CHANGES = ("Changelog", "## [2.4.0] - 2025-05-02\n\n### Fixed\n- Fix a crash when the input is empty.\n\n"
