@@ -7,7 +7,8 @@ one ("For the A320, the limit is 300 N.m"). The only figure of a segment is said
 figure is said of the names between it and the figure before it, and of a name introduced right
 after it by a preposition ("300 N.m for the B737 and 270 N.m for the A320"). A figure with no
 name in its segment takes the nearest name in the sentence; one in a sentence without names is
-bound to nothing, and then any subject may hold it.
+bound to nothing, and then any subject may hold it; so is a figure said of an unnamed thing the sentence
+describes ("produced by a man born in 1965").
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from engine.reflection.focus import code_kind, names
 from engine.reflection.text import Figure, located_figures, name_spans, strip_citations
 
 _CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
+_DESCRIBED = re.compile(r"\b(?:a|an)\s+(?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*\s+(?:who|whose|that|which|born|[a-z]+ed)\b"
+                        r"[^;]*$")
+"""An unnamed thing described right before a figure ("produced by a man born in 1965"): the figure is said of that
+thing, not of the name before it."""
 _ATTACHED = re.compile(r"\s*(?:for|of|on|in|at|by|from|with|per)\s+(?:the\s+|a\s+|an\s+)?")
 
 
@@ -61,6 +66,8 @@ def bind(sentence: str) -> list[Bound]:
                 chosen = {n[2] for n in local if stop <= n[0] and n[1] <= following}
             if not chosen and spans:
                 chosen = {min(spans, key=lambda n: min(abs(n[0] - stop), abs(at - n[1])))[2]}
+            if _DESCRIBED.search(clean[max([n[1] for n in spans if n[1] <= at] + [0]): at]):
+                chosen = set()  # "... was produced by a man born in 1965": not said of the film
             out.append(Bound(figure, at, frozenset(chosen)))
             boundary = claimed
     return out

@@ -23,6 +23,9 @@ def said_of(sentence: str) -> list[tuple[str, list[str]]]:
     ("The Parks Department receives 4 million dollars; the Roads Department receives 9 million dollars.",
      [("4 million", ["parks department"]), ("9 million", ["roads department"])]),
     ("The torque is 300 N.m [1].", [("300 N.m", [])]),
+    # said of an unnamed thing the sentence describes, not of the film named before it
+    ('The music of "Glass Orchard" was written by a composer born in 1958 [2].', [("1958", [])]),
+    ("The A320 has a limit of 300 N.m.", [("300 N.m", ["a320"])]),
 ])
 def test_each_figure_is_said_of_its_own_subject(sentence, expected):
     assert said_of(sentence) == expected
