@@ -109,6 +109,12 @@ _VERBS_AFTER_WHICH = re.compile(r"^which\s+(?:is|are|was|were|has|have|had|can|c
                                 re.IGNORECASE)
 
 
+_LEADING_CLAUSE = re.compile(r"^\W*(?:when|where|if|while|after|before|once)\s+(?!(?:is|are|was|were|do|does|did|has|have|"
+                             r"had|can|could|will|would|should|must|may)\b)[^,?]+,\s*(?=(?:and\s+)?(?:what|which|who|whom|"
+                             r"whose|when|where|why|how|in\s+what|in\s+which)\b)", re.IGNORECASE)
+"""A clause that sets the scene before the question ("When X upgraded Y, what version ...?"): its wh-word does not ask."""
+
+
 def interrogative(question: str) -> str:
     """The question from its asking wh-word on ("... was produced by a man born in what year?" -> "what year?").
 
@@ -116,6 +122,9 @@ def interrogative(question: str) -> str:
     at its end ("created by who?"), or is "what"/"which" before a noun; "the actor who starred",
     "when he released" and "the band which was formed" are relative clauses, not the question.
     """
+    clause = _LEADING_CLAUSE.match(question)
+    if clause:  # "When pdfplumber 0.11.0 upgraded pdfminer.six, what version did it move to?"
+        return interrogative(question[clause.end():])
     tokens = list(re.finditer(r"[\w'’-]+|[?,;]", question))
     for index, token in enumerate(tokens):
         word = token.group(0).lower()

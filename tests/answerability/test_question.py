@@ -133,3 +133,10 @@ def test_a_thing_the_question_describes_instead_of_naming_is_its_bridge():
     assert bridge_noun("Harbour Lights is a television series that follows sailors; who presents it?") == ""
     assert bridge_noun("When must the oil level be checked on the A320 compared with the B737?") == ""
     assert bridge_noun("What is the boiling point of ethanol?") == ""
+
+
+def test_a_clause_that_sets_the_scene_does_not_ask():
+    """"When X upgraded Y, what version ...?" asks for a version; its opening "when" only sets the scene."""
+    assert answer_type("When the library upgraded its parser, what version did it move to?") == "code"
+    assert answer_type("When the tyre is hot, how long must it cool?") == "number"
+    assert answer_type("When did the library drop Python 3.7, and why?") == "date"  # "when did": it asks
