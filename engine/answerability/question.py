@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engine.reflection.focus import codes_in
 from engine.reflection.signals import asks_quantity
-from engine.reflection.text import STOPWORDS, normalise_phrase, stem, verb_stem, words
+from engine.reflection.text import STOPWORDS, normalise_phrase, stem, words
 from engine.results import Intent
 
 AnswerType = str
@@ -109,10 +109,11 @@ _VERBS_AFTER_WHICH = re.compile(r"^which\s+(?:is|are|was|were|has|have|had|can|c
                                 re.IGNORECASE)
 
 
-_LEADING_CLAUSE = re.compile(r"^\W*(?:when|where|if|while|after|before|once)\s+(?!(?:is|are|was|were|do|does|did|has|have|"
-                             r"had|can|could|will|would|should|must|may)\b)[^,?]+,\s*(?=(?:and\s+)?(?:what|which|who|whom|"
-                             r"whose|when|where|why|how|in\s+what|in\s+which)\b)", re.IGNORECASE)
-"""A clause that sets the scene before the question ("When X upgraded Y, what version ...?"): its wh-word does not ask."""
+_LEADING_CLAUSE = re.compile(
+    r"^\W*(?:when|where|if|while|after|before|once)\s+"
+    r"(?!(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|must|may)\b)[^,?]+,\s*"
+    r"(?=(?:and\s+)?(?:what|which|who|whom|whose|when|where|why|how|in\s+what|in\s+which)\b)", re.IGNORECASE)
+"""A clause setting the scene before the question ("When X upgraded Y, what version ...?"): its wh-word does not ask."""
 
 
 def interrogative(question: str) -> str:
@@ -196,14 +197,14 @@ def wh_phrase(text: str) -> tuple[int, int, str] | None:
             if not re.match(r"\w", word) or word.lower() in _PHRASE_END:
                 break
             run.append((word.lower().rstrip("'’"), match.end() + token.end()))
-        known = [(w, end) for w, end in run if _noun_type(w) != "other"]  # "what radio station first played"
+        known = [(w, end) for w, end in run if noun_type(w) != "other"]  # "what radio station first played"
         if known or run:
             head, end = (known or run)[-1] if known else run[-1]
             return match.start(), end, head
     return None
 
 
-def _noun_type(head: str) -> AnswerType:
+def noun_type(head: str) -> AnswerType:
     return _HEAD_TYPES.get(head) or _HEAD_TYPES.get(head[:-1] if head.endswith("s") else head, "other")
 
 
@@ -212,7 +213,7 @@ def head_type(asking: str) -> AnswerType:
     if not re.match(r"^\W*(?:\w+\s+)?(?:what|which)\s", asking, re.IGNORECASE):
         return "other"
     found = wh_phrase(asking)
-    return _noun_type(found[2]) if found else "other"
+    return noun_type(found[2]) if found else "other"
 
 
 def analyse(question: str, intent: Intent) -> QuestionFocus:
@@ -242,116 +243,10 @@ def analyse(question: str, intent: Intent) -> QuestionFocus:
     options: tuple[str, ...] = ()
     if kind == "choice":
         options = tuple(subjects[:2]) if len(subjects) >= 2 else ()
+    from engine.answerability.relations import asked_head, asked_relation, bridge_noun
+
     return QuestionFocus(kind, tuple(subjects), tuple(attribute), tuple(shown), options, asked_relation(question),
                          asked_head(question), bridge_noun(question))
-
-
-_RELATIVE = frozenset({"who", "whom", "whose", "that", "which", "where"})
-_ASKS_WHAT_IT_IS = re.compile(r"^\W*(?:(?:what|which|who)\s+(?:is|was|are|were)(?:\s+the\s+names?\s+of)?|summari[sz]e|"
-                              r"list|describe|name|give|show|explain)\s*$", re.IGNORECASE)
-"""A description right after these is what is asked ("What is the name of the band founded by ..."), not a bridge."""
-_COPULA = frozenset({"is", "was", "are", "were", "be", "been"})
-
-
-def bridge_noun(question: str) -> str:
-    """The noun of a thing the question describes instead of naming, when the answer is said of that thing.
-
-    "The soundtrack of X was produced by a man born in what year?" asks the year of "a man" the question
-    does not name; "the population of the city where X was born" the population of "the city". The
-    description is a determiner, a noun and then a relative word or a past participle ("a network founded
-    by", "a series that"), read with spaCy's tagger. A description that is itself what is asked
-    ("What is an American company that designs ...?") is no bridge. Empty when there is none.
-    """
-    from engine.perception.entities import load_tagger
-
-    doc = list(load_tagger()(question))
-    for index, token in enumerate(doc):
-        if token.lower_ not in ("a", "an", "the"):
-            continue
-        if _ASKS_WHAT_IT_IS.match(question[: token.idx]) or (index and doc[index - 1].lower_ in _COPULA):
-            continue  # "X is a series that ...": a description of the named subject, not another thing
-        head = ""
-        for nxt in doc[index + 1: index + 1 + HEAD_WORDS]:
-            if nxt.pos_ in ("ADJ", "NUM") or (nxt.pos_ == "NOUN" and nxt.text.islower() and nxt.lower_ not in _RELATIVE):
-                head = nxt.lower_ if nxt.pos_ == "NOUN" else head
-                continue
-            if head and (nxt.lower_ in _RELATIVE or nxt.tag_ == "VBN"):
-                return head
-            break
-    return ""
-
-
-_HEAD_RUN = frozenset({"ADJ", "NOUN", "PROPN", "NUM", "PART", "VERB"})
-"""Parts of speech a "what/which" phrase runs through up to its head noun ("what recurring character",
-"which Native American tribes", "what college preparatory boys' school")."""
-
-
-def asked_head(question: str) -> str:
-    """The head noun of the asking "what/which" phrase ("which Canadian actress" -> "actress").
-
-    Read with spaCy's part-of-speech tagger: the phrase runs through adjectives and nouns and ends before
-    the first verb after a noun ("What recurring character makes ..." -> "character"). Empty when the phrase
-    names no kind of thing ("in what year" names only the answer type, "what for" nothing).
-    """
-    from engine.perception.entities import load_tagger
-
-    asking = interrogative(question)
-    offset = len(question) - len(asking)
-    doc = load_tagger()(question)
-    opener = next((t for t in doc if t.idx >= offset and t.lower_ in ("what", "which")), None)
-    if opener is None:
-        return ""
-    head = ""
-    for token in doc[opener.i + 1: opener.i + 1 + HEAD_WORDS + 1]:
-        if token.pos_ not in _HEAD_RUN or (token.pos_ == "VERB" and head):
-            break
-        if token.pos_ == "NOUN":
-            head = token.lower_
-    return "" if not head or _noun_type(head) == "date" else head
-
-
-_TRAILING_WHO = re.compile(r"\b([A-Za-z]{3,})\s+(?:(?:by|to|with|for|from|of)\s+)?(?:who(?:m)?|when)\W*$",
-                           re.IGNORECASE)
-"""A question that asks "who" or "when" at its end asks through the word before it ("founded by who?",
-"first developed when?")."""
-
-
-def asked_relation(question: str) -> str:
-    """The stem of the word a question asks through when it asks in place: "... produced by a man born in what
-    year?" -> "born"; "X graduated from what school?" -> "graduat". Empty when the question opens with its
-    wh-phrase ("What is ..."), where no one word carries the relation."""
-    found = wh_phrase(question)
-    trailing = _TRAILING_WHO.search(question)
-    if trailing:  # "... is on a network founded by who?"
-        return verb_stem(trailing.group(1).lower())
-    if not found or len(question[: found[0]].split()) < 3:
-        return _opening_relation(question)
-    before = question[: found[0]]
-    if re.search(r"[.?!;]\s", before):
-        return ""
-    for word in reversed(words(before)):
-        if word not in STOPWORDS and word not in QUESTION_WORDS and len(word) >= 3 and word.isalpha():
-            return verb_stem(word)
-    return ""
-
-
-def _opening_relation(question: str) -> str:
-    """The verb a question that opens with its wh-word asks through: the verb right after "who" ("Who directed the
-    film ...?" -> "direct"), or the verb that closes "In what year was the man ... born?" ("born").
-
-    Read with spaCy's part-of-speech tagger; empty when neither stands there ("What is ...", "Who is ...").
-    """
-    from engine.perception.entities import load_tagger
-
-    doc = [t for t in load_tagger()(question) if not t.is_punct]
-    if len(doc) < 3:
-        return ""
-    if doc[0].lower_ in ("who", "whom") and doc[1].pos_ == "VERB":
-        return verb_stem(doc[1].lower_)
-    if doc[0].lower_ in ("what", "which", "when", "in", "where") and doc[-1].pos_ == "VERB" \
-            and any(t.pos_ == "AUX" for t in doc[1:-1]) and doc[-1].lower_.isalpha():
-        return verb_stem(doc[-1].lower_)
-    return ""
 
 
 def identifies(subject: str) -> bool:
