@@ -281,8 +281,9 @@ class AnswerabilityEvaluator:
             if wanted and lead_in != own:  # "... each tyre is checked: 2. at intervals not exceeding 48 hours"
                 attr = max(attr, CONTEXT_CREDIT * len([a for a in wanted if fuzzy_in(a, lead_in)]) / len(wanted))
             title = chunk.evidence.metadata.title
-            subj = (sum(1 for s in focus.subjects if _names_in(sentence, s) or _names_in(title, s))
-                    / len(focus.subjects)) if focus.subjects else 0.0
+            section = version_of.get((chunk.number, sentence), "")  # "## [0.11.0]" over a changelog entry
+            subj = (sum(1 for s in focus.subjects if _names_in(sentence, s) or _names_in(title, s)
+                        or (identifies(s) and _names_in(section, s))) / len(focus.subjects)) if focus.subjects else 0.0
             if chunk.number in bridged:
                 subj = max(subj, BRIDGE_CREDIT)
             score = (FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
@@ -290,7 +291,6 @@ class AnswerabilityEvaluator:
                      + years_in_window(sentence, intent))  # the 2024 row for "in 2024", not the 2022 one
             values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
                 if focus.specific else ()
-            section = version_of.get((chunk.number, sentence), "")
             if not values and focus.answer_type == "code" and section and attr > 0:
                 # "which release added X?": a changelog entry's version is the heading of its section
                 values = tuple(typed_values(section, "code", question, focus.attribute))

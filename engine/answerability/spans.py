@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from engine.answerability.question import VERSION
+from engine.answerability.question import VERSION, interrogative
 from engine.reflection.focus import codes_in
 from engine.reflection.text import figures, located_figures, normalise_phrase
 
@@ -38,6 +38,8 @@ _VERSION_OR_ID = re.compile(rf"{VERSION.pattern}|(?<![\w.])\d{{6,}}(?!\w|\.\d)"
 """Versions ("0.10.4"), dated ids ("20231228") and numbered documents ("2025-0042", "2020-18-05")."""
 _ASKS_VERSION = re.compile(r"^\W*(?:which|what)\s+(?:[\w.-]+\s+)?(?:version|release)s?\b", re.IGNORECASE)
 """A question asking for a version ("Which pdfplumber release ..."): only a version number answers it."""
+_STAMP = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
+"""A version stamped with its date ("20231228", as pdfminer.six numbers its releases)."""
 _MONEY = re.compile(r"(?:[$€£¥]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD)\s?)\d[\d,]*(?:\.\d+)?"
                     r"(?:\s?(?:million|billion|bn|m|k)\b)?")
 """An amount of money written with its currency first."""
@@ -137,9 +139,10 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
             if figure.unit and _TIME_UNIT.match(figure.unit):
                 add(figure.text)
     elif answer_type == "code":
-        versions_only = _ASKS_VERSION.search(question) is not None  # "which version added X?": not an issue number
+        # "which version added X?": a version (or a date-stamped one, "20231228"), not an issue number or a date
+        versions_only = _ASKS_VERSION.search(interrogative(question)) is not None
         for match in _VERSION_OR_ID.finditer(sentence):  # versions and dated ids: "0.10.4", "20231228"
-            if not versions_only or VERSION.fullmatch(match.group(0)):
+            if not versions_only or VERSION.fullmatch(match.group(0)) or _STAMP.fullmatch(match.group(0)):
                 add(match.group(0))
         for code in [] if versions_only else sorted(codes_in(sentence), key=lambda c: sentence.lower().find(c)):
             at = sentence.lower().find(code)
@@ -154,7 +157,15 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
         labels = _label_hits(sentence, found, near) if answer_type == "number" and not counted else {}
         found.sort(key=lambda item: (item[1] >= 0, -labels.get(item, 0),
                                      min(label_distance(item[1], a, counted) for a in anchors), item[1]))
+    if not _ASKS_FROM.search(question):  # "from 20221105 to 20231228": what it changed to, unless asked "from what"
+        found.sort(key=lambda item: _FROM_TO.search(sentence[max(item[1] - 12, 0): item[1] + len(item[0]) + 40])
+                   is not None and sentence[max(item[1] - 12, 0): item[1]].lower().rstrip(" `'\"").endswith("from"))
     return list(dict.fromkeys(value for value, _ in found))
+
+
+_ASKS_FROM = re.compile(r"\bfrom\s+(?:what|which)\b|\b(?:what|which)\b[^?]*\bfrom\W*$", re.IGNORECASE)
+_FROM_TO = re.compile(r"\bfrom\W+(?:\S+\W+){1,3}?to\b", re.IGNORECASE)
+"""A change written "from A to B": a question about the change asks for B unless it asks "from what"."""
 
 
 def _label_hits(sentence: str, found: list[tuple[str, int]], near: Sequence[str]) -> dict[tuple[str, int], int]:

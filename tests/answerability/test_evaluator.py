@@ -191,6 +191,15 @@ def test_a_changelog_heading_answers_when_its_version_came_out(judge):
     assert unaddressed(question, "2.4.0: 2025-05-02 [2].", items)  # cited where the words are, the words are due
 
 
+def test_an_entry_under_the_asked_version_states_what_it_changed_to(judge):
+    """"When 2.5.0 upgraded its parser, what version did it move to?": the entry under "## [2.5.0]" holds the
+    value; the scene-setting "when" does not make it a date question, and the change is read "to", not "from"."""
+    changes = ("Changelog", "## [2.5.0] - 2025-08-01\n\n### Changed\n- Upgrade `fastparse` from `20240110` to "
+                            "`20250615`.\n\n## [2.4.0] - 2025-05-02\n\n### Fixed\n- Fix a crash.")
+    result = ask(judge, "When tabulon 2.5.0 upgraded fastparse, what version did it move to?", evidence(changes))
+    assert result.span is not None and result.span.value == "20250615"
+
+
 def test_the_offline_draft_states_the_version_date_and_passes_review():
     """The lead restates only words its evidence uses, so the reviewer can verify it (and it answers)."""
     from engine.reflection import OfflineGenerator, OfflineReviewer

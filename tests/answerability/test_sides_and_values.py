@@ -134,3 +134,10 @@ def test_in_a_flattened_table_row_a_value_belongs_to_the_label_before_it():
            "(cold start, full load) 6.0 bar 87 psi Relief valve setting 7.2 bar 104 psi.")
     question = "What is the working pressure of pump P-2 at full load?"
     assert typed_values(row, "number", question, ("work", "pressur", "pump", "full", "load"))[0] == "6.0 bar"
+
+
+@pytest.mark.unit
+def test_a_change_from_one_value_to_another_is_answered_by_the_new_one():
+    sentence = "The limit rose from 300 N.m to 320 N.m in 2024."
+    assert typed_values(sentence, "number", "What is the limit?", ("limit",))[0] == "320 N.m"
+    assert typed_values(sentence, "number", "The limit rose from what value?", ("limit",))[0] == "300 N.m"
