@@ -283,7 +283,8 @@ class AnswerabilityEvaluator:
             title = chunk.evidence.metadata.title
             section = version_of.get((chunk.number, sentence), "")  # "## [0.11.0]" over a changelog entry
             subj = (sum(1 for s in focus.subjects if _names_in(sentence, s) or _names_in(title, s)
-                        or (identifies(s) and _names_in(section, s))) / len(focus.subjects)) if focus.subjects else 0.0
+                        or (VERSION.fullmatch(s) and _names_in(section, s))) / len(focus.subjects)) \
+                if focus.subjects else 0.0  # an entry under "## [0.11.0]" is said of 0.11.0, not of a code in a heading
             if chunk.number in bridged:
                 subj = max(subj, BRIDGE_CREDIT)
             score = (FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
