@@ -19,7 +19,6 @@ the documents do not answer the question: the pipeline refuses and shows the clo
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -29,13 +28,14 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from engine.answerability.question import VERSION, QuestionFocus, analyse, identifies, outside_subjects
+from engine.answerability.relations import cued, said
 from engine.answerability.sides import nearest_value, sides
 from engine.periods import about, asked_period
 from engine.answerability.spans import prime, typed_values
 from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
-from engine.reflection.text import names_model, normalise_phrase, stem, verb_stem, words
+from engine.reflection.text import names_model, normalise_phrase, stem, words
 from engine.reflection.units import QUOTABLE, evidence_units
 from engine.store.titles import TITLE_QUALIFIER
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
@@ -72,13 +72,11 @@ PHRASE_FUZZ_MIN_CHARS = 8
 CLOSEST = 3
 """Documents listed with a refusal."""
 RELATION_TYPES = ("date", "number")
-"""Answer types whose value must be said with the word an in-place question asks through: a sentence holds many
-dates and figures, each said of something else. Names are not held to it: "Barrier Device starred which actress"
-is answered by the actress's own page, which says "actress", not "starred" (on qa_dev, holding names to it turned
-one right answer and two wrong ones into refusals)."""
-
-
+"""Answer types whose value must be said with the word the question asks through: a sentence holds many dates and
+figures, each said of something else ("a man born in what year": a year said with "born", not "released in 1994")."""
 NAME_TYPES = ("person", "place", "organisation", "work")
+"""Answer types whose value may be said with the relation word or with the asking phrase's head noun: "Barrier
+Device starred which actress" is answered by the actress's own page, which says "actress", not "starred"."""
 
 
 def _fuzzy_limit(word: str) -> int:
@@ -190,7 +188,7 @@ class AnswerabilityEvaluator:
             span = AnswerSpan(value=typed.values[0], sentence=typed.sentence, evidence=typed.chunk,
                               chunk_id=evidence[typed.chunk - 1].chunk_id, quotable=typed.quotable)
         elif not focus.specific:  # no value to pick out: the best statement is the answer
-            quotable = [f for f in fits if f.quotable and (focus.answer_type != "other" or _cued(f.sentence, focus))
+            quotable = [f for f in fits if f.quotable and (focus.answer_type != "other" or cued(f.sentence, focus))
                         and (not focus.bridge or _of_bridge(f, focus))]
             most = max((f.subject for f in quotable), default=0.0)  # about the asked code, not its neighbour row
             lead = next((f for f in quotable if f.subject == most), None)
@@ -311,10 +309,10 @@ def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
         valued = [f for f in valued if f.attribute > 0 or any(_names_in(f.sentence, c) for c in codes)]
     if focus.relation and focus.answer_type in RELATION_TYPES:
         # "a man born in what year": the year must be said with "born", not "released in 1994"
-        valued = [f for f in valued if fuzzy_in(focus.relation, _said(f.sentence, focus, verbs=True))
+        valued = [f for f in valued if fuzzy_in(focus.relation, said(f.sentence, focus, verbs=True))
                   or any(_names_in(f.sentence, c) for c in codes)]  # "## [0.11.0] - 2024-03-07": released
     elif focus.answer_type in NAME_TYPES:
-        valued = [f for f in valued if _cued(f.sentence, focus)]
+        valued = [f for f in valued if cued(f.sentence, focus)]
     if focus.bridge:
         valued = [f for f in valued if _of_bridge(f, focus)]
     if focus.subjects:
@@ -325,41 +323,11 @@ def _said_of_subject(fits: list[_Fit], focus: QuestionFocus) -> _Fit | None:
     return next(f for f in valued if f.subject == most)
 
 
-def _cued(sentence: str, focus: QuestionFocus) -> bool:
-    """The sentence says what the question asks through, outside the subjects' names; True when it names nothing.
-
-    A name (typed by NER) needs the relation word or the asking phrase's head noun ("graduated" or "school" for
-    "X graduated from what college preparatory boys' school?"). A statement answering an untyped "which local
-    tribe" needs the head noun itself: it is the only sign that the sentence names a tribe at all.
-    """
-    head = [stem(focus.head)] if focus.head else []
-    relation = [focus.relation] if focus.relation and not (focus.answer_type == "other" and head) else []
-    if not head and not relation:
-        return True
-    return (any(fuzzy_in(c, _said(sentence, focus)) for c in head)
-            or any(fuzzy_in(c, _said(sentence, focus, verbs=True)) for c in relation))
-
-
 def _of_bridge(fit: _Fit, focus: QuestionFocus) -> bool:
     """The sentence speaks of the thing the question describes without naming it ("a man born in what year"):
     it stands in a document one hop from the subject (the producer's own page, named on the soundtrack's), or it
     names that thing's noun itself ("Anne Marcel, the composer of the film, was born in 1968")."""
-    return fit.bridged or fuzzy_in(stem(focus.bridge), _said(fit.sentence, focus))
-
-
-_TITLED = re.compile(r"[\"“][^\"“”]{1,120}[\"”]|(?<=[\w,;:)] )[A-Z][\w'’-]*")
-"""Quoted titles and capitalised words within a sentence: "Born on the Fourth of July" says nothing of "born"."""
-
-
-def _said(sentence: str, focus: QuestionFocus, *, verbs: bool = False) -> set[str]:
-    """Stems of what ``sentence`` says outside the subjects' names (irregular past forms read as their verb).
-
-    ``verbs``: read as the relation a question asks through, so quoted titles and capitalised names do not count.
-    """
-    text = outside_subjects(sentence, focus.subjects)
-    if verbs:
-        text = _TITLED.sub(" ", text)
-    return {verb_stem(w) for w in words(text)}
+    return fit.bridged or fuzzy_in(stem(focus.bridge), said(fit.sentence, focus))
 
 
 def _side_spans(question: str, focus: QuestionFocus, fits: list[_Fit], evidence: tuple[Evidence, ...],

@@ -5,6 +5,9 @@ has no head noun ("what year" names only the answer type) and describes "a man" 
 (the bridge: the year is his, not the film's). "Charles Andrews graduated from what college
 preparatory boys' school?" asks through "graduated", and its head noun is "school". Rules and
 spaCy's part-of-speech tagger (loaded once, about 3 ms a question); no model call.
+
+``cued`` then asks of an evidence sentence whether it says what the question asks through: a name
+said without "graduated" or "school" is said of something else.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import re
 import threading
 from functools import lru_cache
 
-from engine.answerability.question import HEAD_WORDS, QUESTION_WORDS, noun_type, interrogative, wh_phrase
-from engine.reflection.text import STOPWORDS, verb_stem, words
+from engine.answerability.question import (HEAD_WORDS, QUESTION_WORDS, QuestionFocus, interrogative, noun_type,
+                                           outside_subjects, wh_phrase)
+from engine.reflection.text import STOPWORDS, stem, verb_stem, words
 
 @lru_cache(maxsize=256)
 def tagged(question: str):
@@ -129,3 +133,35 @@ def _opening_relation(question: str) -> str:
             and any(t.pos_ == "AUX" for t in doc[1:-1]) and doc[-1].lower_.isalpha():
         return verb_stem(doc[-1].lower_)
     return ""
+
+
+def cued(sentence: str, focus: QuestionFocus) -> bool:
+    """The sentence says what the question asks through, outside the subjects' names; True when it names nothing.
+
+    A name (typed by NER) needs the relation word or the asking phrase's head noun ("graduated" or "school" for
+    "X graduated from what college preparatory boys' school?"). A statement answering an untyped "which local
+    tribe" needs the head noun itself: it is the only sign that the sentence names a tribe at all.
+    """
+    from engine.answerability.evaluator import fuzzy_in  # the same typo tolerance as every other word
+
+    head = [stem(focus.head)] if focus.head else []
+    relation = [focus.relation] if focus.relation and not (focus.answer_type == "other" and head) else []
+    if not head and not relation:
+        return True
+    return (any(fuzzy_in(c, said(sentence, focus)) for c in head)
+            or any(fuzzy_in(c, said(sentence, focus, verbs=True)) for c in relation))
+
+
+_TITLED = re.compile(r"[\"“][^\"“”]{1,120}[\"”]|(?<=[\w,;:)] )[A-Z][\w'’-]*")
+"""Quoted titles and capitalised words within a sentence: "Born on the Fourth of July" says nothing of "born"."""
+
+
+def said(sentence: str, focus: QuestionFocus, *, verbs: bool = False) -> set[str]:
+    """Stems of what ``sentence`` says outside the subjects' names (irregular past forms read as their verb).
+
+    ``verbs``: read as the relation a question asks through, so quoted titles and capitalised names do not count.
+    """
+    text = outside_subjects(sentence, focus.subjects)
+    if verbs:
+        text = _TITLED.sub(" ", text)
+    return {verb_stem(w) for w in words(text)}
