@@ -105,6 +105,14 @@ class ScopedStore:
             return []
         return self.inner.search(query, names, mode=mode, k=k, filters=filters, vector=vector)
 
+    def search_many(self, requests: Sequence[Any]) -> list[Any]:
+        """The store's ``search_many``; a request for a base this identity may not read fails as a missing base."""
+        from engine.store.search import Outcome
+
+        allowed = [i for i, r in enumerate(requests) if self.identity.can_read(r.kb)]
+        outcomes = dict(zip(allowed, self.inner.search_many([requests[i] for i in allowed])))
+        return [outcomes[i] if i in outcomes else Outcome((), 0.0, self._missing(r.kb)) for i, r in enumerate(requests)]
+
     # -- writing ------------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
         self.identity.require_write(kb)

@@ -1,12 +1,10 @@
-"""Run retrieval tasks concurrently, fuse them by weighted reciprocal rank, fair across knowledge bases, with
+"""Run retrieval tasks at once, fuse them by weighted reciprocal rank, fair across knowledge bases, with
 credibility breaking near-ties only; fit the context budget."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -18,19 +16,13 @@ from engine.results import Evidence, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
 from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
 from engine.retrieval.links import follow_links
-from engine.store import KnowledgeBaseStore, SearchHit
+from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
 
 OUTSIDE_WINDOW_RELEVANCE = 0.9
 """Relevance kept by a chunk known to be about another period than the question's window (its title's year, else
 its date): about seven ranks of one search at rrf_k 60, so an in-window chunk of near-equal relevance comes first but a
 clearly more relevant one stays ahead. On sample_docs, for "fuel efficiency ... 2023 reports", it puts the 2023 report
 and its FAQ above the 2024 report's "Fleet Data 2024" heading chunk (relevance 1.0 against 0.95)."""
-
-
-SEARCH_THREADS = min(4, max(1, (os.cpu_count() or 1) // 2))
-"""Tasks searched at once. LanceDB already spreads one search over the cores, so on a 2-core machine running
-tasks side by side only adds contention: at 100k chunks (bench/bench_ask_overhead.py, 40 asks) the searches
-of an ask took 58 ms p50 one after the other against 63 ms four at a time. Half the cores, at most 4."""
 
 
 @dataclass(frozen=True)
@@ -59,22 +51,19 @@ def task_label(index: int, task: RetrievalTask) -> str:
 class Retriever:
     """Retrieval stage: tasks in, fused and budgeted Evidence out."""
 
-    def __init__(self, store: KnowledgeBaseStore, max_workers: int = SEARCH_THREADS,
-                 today: Callable[[], date] = date.today) -> None:
-        if max_workers < 1:
-            raise ValueError("max_workers must be at least 1")
+    def __init__(self, store: KnowledgeBaseStore, today: Callable[[], date] = date.today) -> None:
         self.store = store
-        self.max_workers = max_workers
         self.today = today
 
-    def _search(self, task: RetrievalTask, vectors: dict[str, object]) -> TaskRun:
-        started = time.perf_counter()
-        try:
-            hits = self.store.search(task.query, task.knowledge_base, task.search_type, task.top_k, task.filters,
-                                     vector=vectors.get(task.query))
-            return TaskRun(task, tuple(hits), (time.perf_counter() - started) * 1000)
-        except Exception as exc:  # one failing task must not sink the others; the error is kept
-            return TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}")
+    def _search(self, tasks: Sequence[RetrievalTask], vectors: dict[str, np.ndarray]) -> list[TaskRun]:
+        """Every task's search at once (see ``KnowledgeBaseStore.search_many``); a failing task keeps its error
+        and does not sink the others."""
+        outcomes = self.store.search_many([
+            SearchRequest(t.query, t.knowledge_base, t.search_type, t.top_k, t.filters, vectors.get(t.query))
+            for t in tasks])
+        return [TaskRun(task, outcome.hits, outcome.ms,
+                        None if outcome.error is None else f"{type(outcome.error).__name__}: {outcome.error}")
+                for task, outcome in zip(tasks, outcomes)]
 
     def run(self, tasks: Sequence[RetrievalTask], intent: Intent, strategy: Strategy) -> RetrievalResult:
         if not tasks:
@@ -83,11 +72,7 @@ class Retriever:
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         vectors = dict(zip(queries, self.store.embedder.encode(queries)))
         t1 = time.perf_counter()
-        if self.max_workers == 1 or len(tasks) == 1:
-            runs = [self._search(t, vectors) for t in tasks]
-        else:
-            with ThreadPoolExecutor(max_workers=min(self.max_workers, len(tasks))) as pool:
-                runs = list(pool.map(lambda t: self._search(t, vectors), tasks))
+        runs = self._search(tasks, vectors)
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()

@@ -35,7 +35,7 @@ from engine.store.maintenance import FTS_INDEX, MaintenanceResult, index_names, 
 from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
-from engine.store.search import filter_sql, run_search
+from engine.store.search import Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -98,9 +98,7 @@ class KnowledgeBaseStore:
     def _find(self, kb: str):
         """The table of ``kb``, or None when there is none, or only the folder of one being created or whose
         creation was cut short (LanceDB lists such a folder but cannot open it)."""
-        if not self.exists(kb):
-            return None
-        return self._open_named(TABLE_PREFIX + kb)
+        return self._open_named(TABLE_PREFIX + check_kb_name(kb))  # opened by name: no listing of the store
 
     def _open_named(self, name: str):
         """The table ``name``, or None when it is missing or only a folder whose creation was cut short."""
@@ -447,8 +445,37 @@ class KnowledgeBaseStore:
             vector = self.embedder.encode_one(query)
         where = filter_sql(filters)
         hits: list[SearchHit] = []
-        for table in tables:
-            hits.extend(run_search(table, mode, query, vector, k, where))
+        for outcome in run_searches([Search(table, mode, query, vector, k, where) for table in tables]):
+            if outcome.error is not None:
+                raise outcome.error
+            hits.extend(outcome.hits)
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
 
+    def search_many(self, requests: Sequence[SearchRequest]) -> list[Outcome]:
+        """Several single-base searches at once (the retrieval tasks of one ask), in the order given.
+
+        A request that cannot run (a missing base, a bad filter) gets an outcome carrying its error; the others
+        still run. Identical requests run once. A blank query finds nothing."""
+        outcomes: dict[int, Outcome] = {}
+        searches: dict[int, Search] = {}
+        tables: dict[str, Any] = {}
+        for index, request in enumerate(requests):
+            if not request.query or not request.query.strip():
+                outcomes[index] = Outcome((), 0.0)
+                continue
+            try:
+                if request.kb not in tables:
+                    tables[request.kb] = self._open(request.kb)
+                table = tables[request.kb]
+                if request.mode in ("keyword", "hybrid"):
+                    self._keyword_index_ready(request.kb, table)
+                vector = request.vector
+                if vector is None and request.mode in ("vector", "hybrid"):
+                    vector = self.embedder.encode_one(request.query)
+                searches[index] = Search(table, request.mode, request.query, vector, request.k,
+                                         filter_sql(request.filters))
+            except Exception as exc:  # noqa: BLE001 - kept with its request
+                outcomes[index] = Outcome((), 0.0, exc)
+        outcomes.update(zip(searches, run_searches(list(searches.values()))))
+        return [outcomes[index] for index in range(len(requests))]

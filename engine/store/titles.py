@@ -53,6 +53,7 @@ class TitleIndex:
                     or all(w in _EDGE_WORDS or w.isdigit() for w in words)):
                 continue
             self._docs.setdefault(key, []).append((doc_id, title))
+        self._first = {key.split()[0] for key in self._docs}  # a word run is looked up only where a title starts
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -79,7 +80,7 @@ class TitleIndex:
         while i < len(tokens):
             low, raw, start = tokens[i]
             match = None
-            if raw[:1].isupper() or raw[:1].isdigit():
+            if (raw[:1].isupper() or raw[:1].isdigit()) and low in self._first:
                 for n in range(min(MAX_TITLE_WORDS, len(tokens) - i), 0, -1):
                     key = " ".join(t[0] for t in tokens[i:i + n])
                     if key in self._docs and not (n == 1 and low in _EDGE_WORDS) \
