@@ -60,9 +60,13 @@ def known_secrets() -> list[str]:
 
 def redact_text(text: str) -> str:
     """``text`` with every credential replaced by ``[REDACTED]``."""
-    if not isinstance(text, str) or not text:
+    return _redact(text, known_secrets())
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    if not isinstance(text, str) or len(text) < MIN_SECRET_LENGTH:  # too short to hold any credential
         return text
-    for secret in known_secrets():
+    for secret in secrets:
         text = text.replace(secret, REDACTED)
     text = KEY_SHAPED.sub(REDACTED, text)
     text = CREDENTIAL_FIELD.sub(lambda m: m["name"] + (m["scheme"] or "") + REDACTED, text)
@@ -74,12 +78,17 @@ def redact_strings(value: Any) -> Any:
 
     Keys are kept (a stored run state must still load); only the text in them and in values is cleaned.
     """
+    return _redact_strings(value, known_secrets())  # the secrets read once for the whole value
+
+
+def _redact_strings(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
-        return redact_text(value)
+        return _redact(value, secrets)
     if isinstance(value, dict):
-        return {redact_text(k) if isinstance(k, str) else k: redact_strings(v) for k, v in value.items()}
+        return {_redact(k, secrets) if isinstance(k, str) else k: _redact_strings(v, secrets)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_strings(v) for v in value]
+        return [_redact_strings(v, secrets) for v in value]
     return value
 
 

@@ -19,7 +19,7 @@ from engine.cli import main
 from engine.errors import ProviderError
 from engine.llm.registry import register_provider, unregister_provider
 from engine.llm.scripted import ScriptedProvider
-from engine.redaction import REDACTED, redact_text
+from engine.redaction import REDACTED, redact_strings, redact_text
 
 pytestmark = pytest.mark.integration
 KEY = "corp-gateway-7f3a9c2e5b8d41f6a0c3e9b7d2f5a8c1"
@@ -103,3 +103,12 @@ def test_header_and_key_shapes_are_redacted(monkeypatch):
         assert secret not in text
     assert "anthropic-version': '2023-06-01'" in text and text.startswith("Error code: 401")
     assert redact_text("max_tokens: 1024, input_tokens=12") == "max_tokens: 1024, input_tokens=12"
+
+
+@pytest.mark.unit
+def test_the_shortest_credentials_are_redacted_in_nested_values(monkeypatch):
+    """Strings shorter than any credential are passed over; the shortest credential forms are not."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 8)
+    value = {"apikey=x": ["apikey:y", "kkkkkkkk", ("short", 7)], "ok": "fine"}
+    assert redact_strings(value) == {f"apikey={REDACTED}": [f"apikey:{REDACTED}", REDACTED, ["short", 7]],
+                                     "ok": "fine"}
