@@ -5,7 +5,7 @@
 The base: sample_docs ingested for real (three knowledge bases, as the demo has them), then its
 largest base filled until the store holds --chunks chunks, with rows written straight into its table
 (words drawn at random from the real chunks' vocabulary, as many as a real chunk has; random unit
-vectors), and its indexes built as the store
+vectors for the chunk and for each of its sentences), and its indexes built as the store
 builds them (full-text, and the ANN index past 50,000 rows).
 
 Asks run through the real Pipeline with the offline provider. Overhead = wall time of ``Pipeline.run``
@@ -30,8 +30,11 @@ from common import ROOT, pct, report
 from engine.config import default_settings, load_settings
 from engine.ingest import Ingestor
 from engine.pipeline import AskOptions, Pipeline
+from engine.reflection.units import read_sentences
 from engine.store import KnowledgeBaseStore
 from engine.store.schema import TABLE_PREFIX, chunk_schema
+from engine.store.sentences import SENTENCE_PREFIX, sentence_schema
+from engine.store.sentences import columns as sentence_columns
 
 REWORDINGS = ["{q}", "Please answer: {q}", "{q} Cite the documents.", "In short: {q}", "{q} Be precise."]
 STAGES = ("perception", "orchestration", "retrieval", "answerability", "validation")
@@ -46,20 +49,28 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
     sizes = {kb: store._db.open_table(TABLE_PREFIX + kb).count_rows() for kb in store.knowledge_base_names()}
     kb = max(sizes, key=sizes.get)
     table = store._db.open_table(TABLE_PREFIX + kb)
-    real = table.to_arrow().to_pylist()
+    real = table.to_arrow().to_pylist()  # the chunk table: no sentence columns
     schema = chunk_schema(store.embedder.dim)
     vocabulary = np.array(sorted({w for row in real for w in row["search_text"].split()}))
     remaining, made = chunks - sum(sizes.values()), 0
+    sentence_table = store._db.open_table(SENTENCE_PREFIX + kb)
     while made < remaining:
-        batch = []
+        batch, embedded = [], []
         for i in range(min(20_000, remaining - made)):
             src = real[(made + i) % len(real)]
             words = list(rng.choice(vocabulary, size=len(src["search_text"].split())))
             vec = rng.normal(size=store.embedder.dim).astype(np.float32)
+            text = " ".join(words)
             batch.append({**src, "chunk_id": f"filler-{made + i}", "doc_id": f"filler-{(made + i) // 50}",
-                          "text": " ".join(words), "search_text": " ".join(words),
+                          "text": text, "search_text": text,
                           "vector": (vec / np.linalg.norm(vec)).tolist(), "title": f"Filler {(made + i) // 50}"})
+            sentences = read_sentences(text)  # stored as the ingest stores them, with random unit vectors
+            unit = rng.normal(size=(len(sentences), store.embedder.dim)).astype(np.float32)
+            embedded.append((sentences, unit / np.linalg.norm(unit, axis=1, keepdims=True)))
         table.add(pa.Table.from_pylist(batch, schema=schema))
+        ids = {"chunk_id": [r["chunk_id"] for r in batch], "doc_id": [r["doc_id"] for r in batch]}
+        sentence_table.add(pa.table({**ids, **sentence_columns(embedded, store.embedder.dim)},
+                                    schema=sentence_schema(store.embedder.dim)))
         made += len(batch)
     store.maintain(kb)
     return store, kb

@@ -90,6 +90,12 @@ class Settings(BaseSettings):
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )
+    store_sentence_vectors: bool = Field(
+        default=True,
+        description="WORKBENCH_STORE_SENTENCE_VECTORS: embed each chunk's sentences at ingest and store their "
+        "vectors, so an ask embeds only its question (about 7x the chunk vectors' bytes and twice the ingest "
+        "embedding time; docs/benchmarks.md). Off: the answerability check embeds evidence sentences per ask.",
+    )
     # -- where the LanceDB store lives ---------------------------------------------------------------------
     store_uri: str | None = Field(
         default=None,

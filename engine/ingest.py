@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+import pyarrow as pa
+
 from engine.config import Settings
 from engine.documents.identifiers import with_identifier_tokens
 from engine.documents.metadata import (
@@ -34,7 +36,9 @@ from engine.documents.sandbox import ParseWorker
 from engine.documents.types import Chunk, ParsedFile, Section
 from engine.errors import DocumentError, EngineError
 from engine.store.knowledge_bases import KnowledgeBaseStore
-from engine.store.schema import check_doc_id, check_kb_name
+from engine.store.schema import check_doc_id, check_kb_name, chunk_schema
+from engine.store.sentences import columns as sentence_columns
+from engine.store.sentences import embed_sentences, sentence_fields
 
 Status = Literal["added", "unchanged", "replaced", "rejected", "skipped"]
 STATUSES: tuple[Status, ...] = ("added", "unchanged", "replaced", "rejected", "skipped")
@@ -343,42 +347,63 @@ class Ingestor:
         report.seconds = (datetime.now(timezone.utc) - started).total_seconds()
         return report
 
-    def _embed(self, pending, on_step: StepCallback | None) -> tuple[list[str], list[Any]]:
-        """Texts and vectors of every pending chunk, embedded file by file with a step every EMBED_STEP chunks."""
+    def _embed(self, pending, on_step: StepCallback | None) -> tuple[list[str], list[Any], list[Any] | None]:
+        """Texts and vectors of every pending chunk, embedded file by file with a step every EMBED_STEP chunks;
+        with ``store_sentence_vectors``, also each chunk's sentence keys and vectors (else None)."""
         texts: list[str] = []
         vectors: list[Any] = []
+        sentences: list[Any] | None = [] if self.settings.store_sentence_vectors else None
         for doc, chunks, _ in pending:
             own = [search_text(doc.metadata, c.text) for c in chunks]
-            if doc.embedded is not None:  # the reader embedded them already
+            made = doc.embedded is not None and (sentences is None or doc.embedded.sentences is not None)
+            if made:  # the reader embedded them already
                 vectors.extend(doc.embedded.vectors)
+                if sentences is not None:
+                    sentences.extend(doc.embedded.sentences)
                 if on_step:
                     on_step(IngestStep(doc.name, len(own), len(own)))
             else:
                 for start in range(0, len(own), EMBED_STEP):
-                    vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
+                    if doc.embedded is not None:
+                        vectors.extend(doc.embedded.vectors[start:start + EMBED_STEP])
+                    else:
+                        vectors.extend(self.store.embedder.encode(own[start:start + EMBED_STEP]))
+                    if sentences is not None:
+                        sentences.extend(embed_sentences(self.store.embedder,
+                                                         [c.text for c in chunks[start:start + EMBED_STEP]]))
                     if on_step:
                         on_step(IngestStep(doc.name, min(start + EMBED_STEP, len(own)), len(own)))
             texts.extend(with_identifier_tokens(text) for text in own)  # keyword-indexed; embedded without them
-        return texts, vectors
+        return texts, vectors, sentences
 
     def _flush(self, pending, kb: str, report: IngestReport, progress, on_step: StepCallback | None = None) -> None:
         if not pending:
             return
-        texts, vectors = self._embed(pending, on_step)
+        texts, vectors, sentences = self._embed(pending, on_step)
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         rows, i = [], 0
         for doc, chunks, _ in pending:
             for chunk in chunks:
                 rows.append(chunk_row(doc, chunk, texts[i], vectors[i], now))
                 i += 1
+        data = chunk_table(rows, sentences, self.store.embedder.dim)
         replaced = [doc.doc_id for doc, _, status in pending if status == "replaced"]
-        self.store.write_documents(kb, rows, replace_doc_ids=replaced)
+        self.store.write_documents(kb, data, replace_doc_ids=replaced)
         for doc, chunks, status in pending:
             result = FileResult(doc.name, status, doc.doc_id, doc.metadata.title, len(chunks),
                                 warnings=doc.parsed.warnings)
             report.files.append(result)
             if progress:
                 progress(result)
+
+
+def chunk_table(rows: Sequence[dict[str, Any]], sentences: Sequence[Any] | None, dim: int) -> pa.Table:
+    """Chunk rows as the table the store writes, with their sentence columns when ``sentences`` is given."""
+    data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
+    if sentences is not None:
+        for field, column in zip(sentence_fields(dim), sentence_columns(sentences, dim).values()):
+            data = data.append_column(field, column)
+    return data
 
 
 def chunk_row(doc: SourceDoc, chunk: Chunk, indexed: str, vector, now: str) -> dict[str, Any]:

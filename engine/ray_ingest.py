@@ -31,6 +31,7 @@ from engine.documents.limits import ParseLimits
 from engine.documents.sandbox import ParseWorker
 from engine.errors import ConfigError, EngineError
 from engine.documents.prepare import Embedded, FileItem, SourceDoc, chunk_document, prepare_document, search_text
+from engine.store.sentences import embed_sentences
 
 RAY_PIN = "ray[data]==2.60.0"
 QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DATA_LOG_LEVEL": "WARNING"}
@@ -132,8 +133,9 @@ def read_and_chunk(batch: dict[str, np.ndarray], kb: str, settings: Settings,
     return {"index": batch["index"], "outcome": outcomes, "texts": texts}
 
 
-def _with(doc: SourceDoc, chunks: tuple, vectors: Any) -> SourceDoc:
-    return SourceDoc(doc.name, doc.doc_id, doc.parsed, doc.metadata, doc.content_hash, Embedded(chunks, vectors))
+def _with(doc: SourceDoc, chunks: tuple, vectors: Any, sentences: Any = None) -> SourceDoc:
+    return SourceDoc(doc.name, doc.doc_id, doc.parsed, doc.metadata, doc.content_hash,
+                     Embedded(chunks, vectors, sentences))
 
 
 # -- stage 2: embed (Ray actors) ------------------------------------------------------------------
@@ -155,13 +157,18 @@ class EmbedChunks:
 
             self.embedder = embedder_for(self.settings)
         vectors = self.embedder.encode(flat) if flat else None
+        docs = [pickle.loads(raw) if texts else None for raw, texts in zip(batch["outcome"], per_row)]  # noqa: S301
+        sentences = None
+        if flat and self.settings.store_sentence_vectors:  # the same keys and vectors as the in-process ingest
+            sentences = embed_sentences(self.embedder, [c.text for doc in docs if doc for c in doc.embedded.chunks])
         outcomes, start = [], 0
-        for raw, texts in zip(batch["outcome"], per_row):
+        for raw, texts, doc in zip(batch["outcome"], per_row, docs):
             if texts:
-                doc = pickle.loads(raw)  # noqa: S301
-                raw = pickle.dumps(_with(doc, doc.embedded.chunks, vectors[start:start + len(texts)]),
+                end = start + len(texts)
+                raw = pickle.dumps(_with(doc, doc.embedded.chunks, vectors[start:end],
+                                         sentences[start:end] if sentences is not None else None),
                                    protocol=pickle.HIGHEST_PROTOCOL)
-                start += len(texts)
+                start = end
             outcomes.append(raw)
         return {"index": batch["index"], "outcome": outcomes}
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
@@ -36,7 +37,7 @@ from engine.reflection.focus import asks_for, codes_in, names
 from engine.reflection.signals import years_in_window
 from engine.reflection.support import VectorCache
 from engine.reflection.text import names_model, normalise_phrase, stem, words
-from engine.reflection.units import QUOTABLE, evidence_units
+from engine.reflection.units import QUOTABLE, evidence_units, is_read
 from engine.store.titles import TITLE_QUALIFIER
 from engine.results import AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
 
@@ -109,8 +110,6 @@ class _Chunk:
     versions: tuple[str, ...] = ()  # per sentence: the nearest heading above it that holds a version ("## [0.10.4]")
 
 
-_READ = ("long", "table", "heading")
-"""Unit kinds read besides quotable ones: long sentences, flattened tables, headings ("## [0.11.0] - 2024-03-07")."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +138,16 @@ class AnswerabilityEvaluator:
         self.cache = cache or VectorCache.shared(model_name=model_name)
         self.name = "offline-answerability"
 
-    def run(self, question: str, intent: Intent, evidence: Sequence[Evidence]) -> Answerability:
+    def run(self, question: str, intent: Intent, evidence: Sequence[Evidence],
+            known_vectors: Mapping[str, np.ndarray] | None = None) -> Answerability:
         """The verdict for ``question`` over ``evidence`` (numbered [1]..[n] in this order).
 
         The pipeline judges the evidence and the offline generator then leads with the same span:
         one question's verdict is computed once and remembered (a few recent ones are kept).
+        ``known_vectors``: sentence vectors the store kept for the evidence, used instead of embedding them.
         """
+        if known_vectors:
+            self.cache.remember(known_vectors)
         key = (id(self.cache), question, intent.model_dump_json(),
                tuple((e.chunk_id, e.text, e.score) for e in evidence))
         with _MEMO_LOCK:
@@ -395,7 +398,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
     text = f"{item.metadata.title}\n{item.text}"
     raw = frozenset(words(text))
     units = evidence_units(item.text)
-    sentences = tuple(u.text for u in units if u.kind in QUOTABLE or u.kind in _READ)
+    sentences = tuple(u.text for u in units if is_read(u))  # as read_sentences reads them (the store embeds these)
     quotable = frozenset(u.text for u in units if u.kind in QUOTABLE or u.kind == "long")
     lead_ins: list[str] = []
     versioned: list[str] = []
@@ -405,7 +408,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
             heading = unit.text
             if VERSION.search(unit.text):
                 version_heading = unit.text
-        if unit.kind in QUOTABLE or unit.kind in _READ:
+        if is_read(unit):
             lead_ins.append(" ".join(([heading] if heading and heading != unit.text else [])))
             versioned.append(version_heading if version_heading != unit.text else "")
     return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),

@@ -26,10 +26,12 @@ from engine.errors import DocumentError
 
 @dataclass(frozen=True)
 class Embedded:
-    """A document's chunks and their vectors (one row each), made by the reader before the write."""
+    """A document's chunks and their vectors (one row each), made by the reader before the write; ``sentences``:
+    per chunk, its sentences' keys and vectors (engine/store/sentences.py), or None when the reader made none."""
 
     chunks: tuple[Chunk, ...]
     vectors: Any
+    sentences: Any = None
 
 
 @dataclass(frozen=True)

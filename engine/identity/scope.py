@@ -105,6 +105,9 @@ class ScopedStore:
             return []
         return self.inner.search(query, names, mode=mode, k=k, filters=filters, vector=vector)
 
+    def sentence_vectors(self, chunks: Sequence[tuple[str, str]]):
+        return self.inner.sentence_vectors([(kb, c) for kb, c in chunks if self.identity.can_read(kb)])
+
     def search_many(self, requests: Sequence[Any]) -> list[Any]:
         """The store's ``search_many``; a request for a base this identity may not read fails as a missing base."""
         from engine.store.search import Outcome

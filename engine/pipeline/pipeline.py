@@ -160,7 +160,8 @@ class Pipeline:
                 raise SearchError(f"Every retrieval task failed, e.g. {failed[0]}; check the knowledge bases.")
 
             with tracer.span("answerability"):
-                judged = self.answerability.run(understood, intent, retrieved.evidence)
+                judged = self.answerability.run(understood, intent, retrieved.evidence,
+                                                known_vectors=retrieved.sentence_vectors)
             state["answerability"] = judged
             notify("answerability", {"answerability": judged})
             if judged.verdict == "unanswerable" and not widened:

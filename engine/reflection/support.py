@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
@@ -88,6 +88,15 @@ class VectorCache:
         if any(r is None for r in rows):  # evicted between the two steps: encode directly
             return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
         return np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+
+    def remember(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Take vectors computed elsewhere (the store's sentence vectors) as these texts' vectors."""
+        with self._lock:
+            for text, vector in vectors.items():
+                self._vectors[text] = np.asarray(vector, dtype=np.float32)
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
 
     def prime(self, texts: Sequence[str]) -> None:
         """Embed many texts at once (faster than one call per review)."""

@@ -66,6 +66,24 @@ def evidence_units(text: str, limit: int = UNIT_CHARS) -> list[Unit]:
     return units
 
 
+READ_KINDS = ("long", "table", "heading")
+"""Unit kinds read as sentences besides quotable ones: long sentences, flattened tables, headings
+("## [0.11.0] - 2024-03-07")."""
+
+
+def is_read(unit: Unit) -> bool:
+    """Whether the answerability check reads ``unit`` as one of its evidence's sentences."""
+    return unit.kind in QUOTABLE or unit.kind in READ_KINDS
+
+
+def read_sentences(text: str) -> tuple[str, ...]:
+    """The sentences of ``text`` that the answerability check reads (the whole text when it has none). The store
+    embeds these at ingest, so an ask finds their vectors instead of computing them."""
+    found = tuple(u.text for u in evidence_units(text) if is_read(u))
+    stripped = (text or "").strip()
+    return found or ((stripped,) if stripped else ())
+
+
 def _prose_units(text: str, limit: int) -> list[Unit]:
     units: list[Unit] = []
     for sentence in split_sentences(text):

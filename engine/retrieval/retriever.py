@@ -4,7 +4,7 @@ credibility breaking near-ties only; fit the context budget."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -42,6 +42,8 @@ class RetrievalResult:
     candidates: int
     dropped_for_budget: int
     timings: dict[str, float] = field(default_factory=dict)
+    sentence_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    """The evidence's stored sentence vectors, by sentence text (see engine/store/sentences.py)."""
 
 
 def task_label(index: int, task: RetrievalTask) -> str:
@@ -80,9 +82,11 @@ class Retriever:
                                  vectors.get(intent.search_query), strategy.follow_links,
                                  strategy.context_chars // strategy.max_evidence)
         t4 = time.perf_counter()
+        sentences = self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in evidence])
+        t5 = time.perf_counter()
         timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000,
-                   "links_ms": (t4 - t3) * 1000}
-        return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings)
+                   "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
+        return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings, sentences)
 
     # -- fusion ---------------------------------------------------------------
     def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy,

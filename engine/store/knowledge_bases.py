@@ -31,11 +31,16 @@ from engine.store.catalogue import (
     read_all, upsert, with_status,
 )
 from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
-from engine.store.maintenance import FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue
+from engine.store.maintenance import (
+    FTS_INDEX, MaintenanceResult, index_names, maintain, maintain_sentences, tidy_catalogue,
+)
 from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
 )
-from engine.store.search import Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
+from engine.store.sentences import SENTENCE_PREFIX, SENTENCES, VECTORS, found_vectors, sentence_schema
+from engine.store.search import (
+    Outcome, Search, SearchRequest, filter_sql, read_rows, run_all, run_search, run_searches,
+)
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -286,6 +291,23 @@ class KnowledgeBaseStore:
             return []
         return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
 
+    def sentence_vectors(self, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
+        """The stored vectors of the sentences of these ``(kb, chunk_id)`` chunks, by sentence text (see
+        engine/store/sentences.py); chunks written without them, or gone since, add nothing."""
+        by_base: dict[str, list[str]] = {}
+        for kb, chunk_id in chunks:
+            by_base.setdefault(kb, []).append(chunk_id)
+        reads = []
+        for kb, chunk_ids in by_base.items():
+            table = self._open_named(SENTENCE_PREFIX + check_kb_name(kb))
+            if table is not None:
+                where = f"chunk_id IN ({', '.join(sql_literal(c) for c in sorted(set(chunk_ids)))})"
+                reads.append(read_rows(table, where, [SENTENCES, VECTORS]))
+        found: dict[str, np.ndarray] = {}
+        for rows in run_all(reads):  # every base at once
+            found.update(found_vectors(rows))
+        return found
+
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         table = self._find(kb)
         if table is None:
@@ -324,8 +346,10 @@ class KnowledgeBaseStore:
         return merged[1]
 
     # -- writing ------------------------------------------------------------
-    def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
-        """Write chunk rows in one commit; the documents they belong to lose any older chunks in the same commit.
+    def write_documents(self, kb: str, rows: Sequence[dict[str, Any]] | pa.Table,
+                        replace_doc_ids: Iterable[str] = ()) -> None:
+        """Write chunk rows (dicts, or a table of the chunk schema) in one commit; the documents they belong to lose
+        any older chunks in the same commit.
 
         ``replace_doc_ids`` names documents to replace even if they get no rows here. A document that another
         writer added since the caller looked is replaced too, so it is never there twice. Indexes are not
@@ -333,9 +357,14 @@ class KnowledgeBaseStore:
         """
         check_kb_name(kb)
         replace = {check_doc_id(d) for d in replace_doc_ids}
-        if not rows and not replace:
+        if not len(rows) and not replace:
             return
-        data = pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
+        sentences = None
+        if isinstance(rows, pa.Table) and SENTENCES in rows.column_names:  # to the base's sentence table
+            sentences = rows.select(sentence_schema(self.embedder.dim).names).filter(pc.is_valid(rows[SENTENCES]))
+            rows = rows.drop_columns([SENTENCES, VECTORS])
+        data = rows.cast(chunk_schema(self.embedder.dim)) if isinstance(rows, pa.Table) else \
+            pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
         written = sorted(set(data["doc_id"].to_pylist()))
         entries = entries_from_chunks(data.select(DOC_COLUMNS))
         what = f"Writing {len(written)} document(s) to {kb!r}"
@@ -350,6 +379,27 @@ class KnowledgeBaseStore:
             else:
                 commit = lambda: table.add(data)  # noqa: E731
             self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
+            self._write_sentences(kb, sentences, sorted(replace | set(written)))
+
+    def _write_sentences(self, kb: str, rows: pa.Table | None, doc_ids: Sequence[str]) -> None:
+        """After a chunk commit (lock held): the sentence rows of ``doc_ids`` become ``rows`` (none: removed). A
+        failure only costs speed (asks embed those sentences), so it is logged, not raised."""
+        sentences = self._open_named(SENTENCE_PREFIX + kb)
+        if sentences is None and (rows is None or not rows.num_rows):
+            return
+        try:
+            if sentences is None:
+                sentences = self._db.create_table(SENTENCE_PREFIX + kb, schema=sentence_schema(self.embedder.dim),
+                                                  exist_ok=True)
+            if rows is None or not rows.num_rows:
+                retry_conflicts(lambda: sentences.delete(in_list(doc_ids)), f"Removing sentences from {kb!r}")
+                return
+            retry_conflicts(lambda: sentences.merge_insert("chunk_id").when_matched_update_all()
+                            .when_not_matched_insert_all().when_not_matched_by_source_delete(in_list(doc_ids))
+                            .execute(rows.cast(sentence_schema(self.embedder.dim))),
+                            f"Writing sentence vectors to {kb!r}")
+        except Exception as exc:  # noqa: BLE001 - the chunks landed; asks embed what is missing here
+            log.warning("sentence vectors of %s not written (asks will embed them): %s", kb, exc)
 
     def _stored_doc_ids(self, table, doc_ids: Sequence[str]) -> set[str]:
         """Which of ``doc_ids`` already have chunks in ``table``."""
@@ -379,6 +429,9 @@ class KnowledgeBaseStore:
                 if catalogue is not None:
                     catalogue.checkout_latest()
                     tidy_catalogue(catalogue)
+                sentences = self._open_named(SENTENCE_PREFIX + kb)
+                if sentences is not None:
+                    maintain_sentences(sentences)
             self._refresh_connection()
             return result
         except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
@@ -409,6 +462,7 @@ class KnowledgeBaseStore:
                 raise KnowledgeBaseError(f"Document {doc_id!r} is not in {kb!r}; run `python -m engine kb list` for ids.")
             self._commit_with_catalogue(kb, table, catalogue, catalogue_schema().empty_table(), [doc_id],
                                         lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
+            self._write_sentences(kb, None, [doc_id])
         return count
 
     def drop_knowledge_base(self, kb: str) -> None:
@@ -416,6 +470,7 @@ class KnowledgeBaseStore:
         with self._write_lock, self._locks.hold(kb):
             self._db.drop_table(TABLE_PREFIX + kb)
             self._db.drop_table(CATALOGUE_PREFIX + kb, ignore_missing=True)
+            self._db.drop_table(SENTENCE_PREFIX + kb, ignore_missing=True)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
             self._titles.pop(kb, None)

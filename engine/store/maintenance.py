@@ -31,6 +31,7 @@ from engine.store.commits import retry_conflicts
 log = logging.getLogger(__name__)
 FTS_INDEX = "search_text_idx"
 DOC_INDEX = "doc_id_idx"
+CHUNK_INDEX = "chunk_id_idx"
 VECTOR_INDEX = "vector_idx"
 CATALOGUE_MAX_FRAGMENTS = 16
 """A document catalogue is compacted once it has this many fragments (each write adds about two)."""
@@ -91,12 +92,16 @@ def build_keyword_index(table) -> None:
     )
 
 
-def build_doc_index(table) -> None:
-    """(Re)build the BTree index on ``doc_id``."""
-    retry_conflicts(lambda: table.create_index("doc_id", config=BTree(), replace=True, name=DOC_INDEX),
-                    f"Building the document-id index of {table.name}")
+def _scalar_index(column: str, name: str):
+    def build(table) -> None:
+        """(Re)build the BTree index on ``column``."""
+        retry_conflicts(lambda: table.create_index(column, config=BTree(), replace=True, name=name),
+                        f"Building the {column} index of {table.name}")
+    return build
 
 
+build_doc_index = _scalar_index("doc_id", DOC_INDEX)
+build_chunk_index = _scalar_index("chunk_id", CHUNK_INDEX)
 BUILDERS = {FTS_INDEX: build_keyword_index, DOC_INDEX: build_doc_index}
 
 
@@ -121,6 +126,16 @@ def maintain(table, kb: str, settings: Settings) -> MaintenanceResult:
         retry_conflicts(table.optimize, f"Updating the indexes of {table.name}")
         optimized = True
     return MaintenanceResult(kb, tuple(built), optimized)
+
+
+def maintain_sentences(table) -> None:
+    """A sentence table (engine/store/sentences.py): its ``chunk_id`` index built, new rows folded in."""
+    if table.count_rows() == 0:
+        return
+    if CHUNK_INDEX not in index_names(table):
+        build_chunk_index(table)
+    elif int(getattr(table.index_stats(CHUNK_INDEX), "num_unindexed_rows", 0) or 0):
+        retry_conflicts(table.optimize, f"Updating the index of {table.name}")
 
 
 def tidy_catalogue(catalogue) -> bool:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
 import lancedb
 import numpy as np
+import pyarrow as pa
 from lancedb.background_loop import LOOP
 from lancedb.rerankers import RRFReranker
 from lancedb.table import AsyncTable
@@ -181,8 +182,18 @@ def run_searches(searches: Sequence[Search]) -> list[Outcome]:
         except Exception as exc:  # noqa: BLE001 - kept with its search, shown in the trace
             return Outcome((), (time.perf_counter() - started) * 1000, exc)
 
-    async def gather() -> list[Outcome]:
-        return list(await asyncio.gather(*(timed(s) for s in distinct.values())))
-
-    outcomes = dict(zip(distinct, LOOP.run(gather()) if distinct else []))
+    outcomes = dict(zip(distinct, run_all([timed(s) for s in distinct.values()])))
     return [outcomes[search.key()] for search in searches]
+
+
+def run_all(coroutines: Sequence[Coroutine]) -> list:
+    """Await ``coroutines`` at once on LanceDB's event loop (the one its synchronous API runs on)."""
+    async def gather() -> list:
+        return list(await asyncio.gather(*coroutines))
+
+    return LOOP.run(gather()) if coroutines else []
+
+
+async def read_rows(table, where: str, columns: list[str]) -> pa.Table:
+    """The rows of ``table`` matching ``where``, with ``columns``."""
+    return await _async_table(table).query().where(where).select(columns).to_arrow()

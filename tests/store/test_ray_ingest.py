@@ -12,6 +12,7 @@ import pytest
 
 from engine.ingest import Ingestor
 from engine.ray_ingest import RayReader, ray_runtime
+from engine.store.sentences import SENTENCE_PREFIX
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -56,9 +57,10 @@ def ingested(ray_instance, tmp_path_factory):
 
 
 def rows_by_file(store, kb: str) -> dict[tuple[str, int], dict]:
-    table = store._open(kb).to_arrow().select(["file_name", "position", "text", "search_text", "vector", "title",
-                                               "update_date", "authority", "doc_type"])
-    return {(r["file_name"], r["position"]): r for r in table.to_pylist()}
+    table = store._open(kb).to_arrow().select(["chunk_id", "file_name", "position", "text", "search_text", "vector",
+                                               "title", "update_date", "authority", "doc_type"])
+    sentences = {r["chunk_id"]: r for r in store._db.open_table(SENTENCE_PREFIX + kb).to_arrow().to_pylist()}
+    return {(r["file_name"], r["position"]): {**r, **sentences[r["chunk_id"]]} for r in table.to_pylist()}
 
 
 def test_ray_engine_writes_what_the_default_engine_writes(ingested):
@@ -78,6 +80,10 @@ def test_ray_engine_writes_what_the_default_engine_writes(ingested):
         # the same model gives the same vectors, however each engine batches the chunks (int8 encodes one
         # text per run so that its vectors do not depend on their batch: engine/onnx_embedder.py)
         assert float(np.dot(row["vector"], other["vector"])) > 0.9999, key
+        # and the same sentences and sentence vectors (engine/store/sentences.py)
+        assert row["sentences"] and row["sentences"] == other["sentences"], key
+        for mine, yours in zip(row["sentence_vectors"], other["sentence_vectors"]):
+            assert float(np.dot(mine, yours)) > 0.9999, key
     assert {d.file_name: d.chunks for d in store.list_documents("ray")} == \
         {d.file_name: d.chunks for d in store.list_documents("local")}
     assert "no longer in service" not in " ".join(r["text"] for r in ours.values())
