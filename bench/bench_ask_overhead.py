@@ -38,6 +38,7 @@ from engine.store.sentences import columns as sentence_columns
 
 REWORDINGS = ["{q}", "Please answer: {q}", "{q} Cite the documents.", "In short: {q}", "{q} Be precise."]
 STAGES = ("perception", "orchestration", "retrieval", "answerability", "validation")
+RETRIEVAL_PARTS = ("embed", "search", "fuse", "links", "sentences")
 
 
 def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) -> tuple[KnowledgeBaseStore, str]:
@@ -108,6 +109,7 @@ def main() -> None:
         options = AskOptions(provider="offline")
         for q in questions()[:3]:  # warm-up: models, caches, table handles
             pipeline.run(q, options)
+        parts = {f"retrieval.{p}": [] for p in RETRIEVAL_PARTS}
         overheads, walls, stages, tasks_seen, every = [], [], {s: [] for s in (*STAGES, "trace+other")}, {}, []
         for q in (questions() * 4)[: args.max_asks]:
             t0 = time.perf_counter()
@@ -122,10 +124,12 @@ def main() -> None:
             walls.append(wall)
             for stage in STAGES:
                 stages[stage].append(t.get(stage, 0.0))
+            for part in parts:
+                parts[part].append(t.get(part, 0.0))
             stages["trace+other"].append(wall - sum(t.get(s, 0.0) for s in (*STAGES, "reflection")))
             if len(overheads) >= args.asks:
                 break
-        rows = [{"part": s, "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)} for s, v in stages.items()]
+        rows = [{"part": s, "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)} for s, v in {**stages, **parts}.items()]
         rows.append({"part": "engine overhead", "p50_ms": pct(overheads, 50), "p95_ms": pct(overheads, 95)})
         rows.append({"part": "wall (incl. provider)", "p50_ms": pct(walls, 50), "p95_ms": pct(walls, 95)})
         rows.append({"part": f"engine overhead, all {len(every)} asks", "p50_ms": pct(every, 50),

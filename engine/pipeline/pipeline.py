@@ -150,6 +150,9 @@ class Pipeline:
         while True:
             with tracer.span("retrieval"):
                 retrieved = self.retriever.run(tasks, intent, strategy)
+                parts = state.setdefault("retrieval_parts", {})  # summed over the attempts, as the stage is
+                for name, ms in retrieved.timings.items():
+                    parts[name.removesuffix("_ms")] = parts.get(name.removesuffix("_ms"), 0.0) + ms
                 if excluded:  # evidence a failed timeliness check named as outdated is not offered again
                     retrieved = replace(retrieved, evidence=tuple(e for e in retrieved.evidence
                                                                   if e.chunk_id not in excluded))
@@ -258,6 +261,8 @@ class Pipeline:
         timings = tracer.timings()
         for key, value in (outcome or {}).get("timings", {}).items():
             timings[f"reflection.{key}"] = round(float(value), 2)
+        for key, value in state.get("retrieval_parts", {}).items():  # query embedding, searches, fusion, ...
+            timings[f"retrieval.{key}"] = round(float(value), 2)
         timings["total"] = round((time.perf_counter() - state["started"]) * 1000, 2)
         return timings
 

@@ -68,6 +68,9 @@ def assert_stages_recorded(pipeline: Pipeline, answer: Answer) -> None:
     assert answer.intent.raw_query == answer.question and answer.tasks and answer.evidence
     assert answer.draft and answer.reviews and answer.final and answer.validation is not None
     assert {"perception", "orchestration", "retrieval", "reflection", "validation", "total"} <= set(answer.timings)
+    parts = {"retrieval.embed", "retrieval.search", "retrieval.fuse", "retrieval.links", "retrieval.sentences"}
+    assert parts <= set(answer.timings)  # where retrieval's time went, shown under it in the timing chart
+    assert sum(answer.timings[p] for p in parts) <= answer.timings["retrieval"] + 1.0
     stored = pipeline.traces.get(answer.trace_id)
     assert stored["status"] == answer.status and stored["final"] == answer.final
     assert stored["draft"] == answer.draft and stored["revised"] == answer.revised
