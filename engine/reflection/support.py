@@ -16,7 +16,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -32,7 +31,7 @@ from engine.reflection.text import (
     numbers,
     words,
 )
-from engine.reflection.units import Unit, evidence_units
+from engine.reflection.units import evidence_units
 from engine.results import Evidence
 
 SUPPORT_COVERAGE_WEIGHT = 0.6
@@ -169,7 +168,7 @@ class EvidenceIndex:
         vectors = cache.encode(list(extra) + texts)[len(extra):] if texts else np.zeros((0, 1), dtype=np.float32)
         offset = 0
         for number, item in enumerate(evidence, start=1):
-            units = _units(item.text)
+            units = evidence_units(item.text)
             sentences = tuple(u.text for u in units) or _fallback(item)
             span = len(sentences)
             body = f"{item.metadata.title} {item.text}"
@@ -241,16 +240,11 @@ class EvidenceIndex:
 
 
 def _sentences(item: Evidence) -> tuple[str, ...]:
-    return tuple(u.text for u in _units(item.text)) or _fallback(item)
+    return tuple(u.text for u in evidence_units(item.text)) or _fallback(item)
 
 
 def _fallback(item: Evidence) -> tuple[str, ...]:
     return (item.text.strip() or " ",)
-
-
-@lru_cache(maxsize=4096)
-def _units(text: str) -> tuple[Unit, ...]:
-    return tuple(evidence_units(text))
 
 
 def _preference(index: EvidenceIndex, number: int | None) -> tuple:

@@ -17,6 +17,7 @@ from and its embedding is reused when the answer is reviewed.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from engine.reflection.text import STOPWORDS, split_sentences, strip_citations
@@ -52,8 +53,14 @@ class Unit:
     kind: str
 
 
-def evidence_units(text: str, limit: int = UNIT_CHARS) -> list[Unit]:
-    """``text`` as units (see the module docstring), in reading order."""
+def evidence_units(text: str, limit: int = UNIT_CHARS) -> tuple[Unit, ...]:
+    """``text`` as units (see the module docstring), in reading order. Remembered for the most recent texts: the
+    same evidence is read by the answerability check, the generator and the reviewer, and again by later asks."""
+    return _units(text or "", limit)
+
+
+@lru_cache(maxsize=4096)
+def _units(text: str, limit: int) -> tuple[Unit, ...]:
     units: list[Unit] = []
     at = 0
     for fence in _FENCE.finditer(text or ""):
@@ -63,7 +70,7 @@ def evidence_units(text: str, limit: int = UNIT_CHARS) -> list[Unit]:
             units.append(Unit(code, "code"))
         at = fence.end()
     units.extend(_prose_units((text or "")[at:], limit))
-    return units
+    return tuple(units)
 
 
 READ_KINDS = ("long", "table", "heading")

@@ -5,6 +5,7 @@ import pytest
 from engine.config import load_settings
 from engine.ingest import Ingestor
 from engine.store import KnowledgeBaseStore
+from tests import helpers
 
 
 @pytest.fixture()
@@ -20,3 +21,13 @@ def store(settings):
 @pytest.fixture()
 def ingestor(store):
     return Ingestor(store)
+
+
+@pytest.fixture()
+def filled(tmp_path, ingestor, store):
+    """Base 'manuals' holding one document per format, base 'faq' one dated forum post."""
+    helpers.write_corpus(tmp_path / "docs")
+    ingestor.ingest_paths([tmp_path / "docs"], "manuals")
+    ingestor.ingest_bytes([("faq.md", b"---\nupdate_date: 2021-02-03\nauthority: 1\ndoc_type: forum_post\n---\n"
+                                      b"# Forum\n\nSomeone says axle nut torque is 90 lbf.ft.")], "faq")
+    return store

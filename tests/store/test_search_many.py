@@ -14,18 +14,8 @@ from engine.results import SearchFilters
 from engine.store import SearchRequest
 from engine.store.schema import TABLE_PREFIX
 from engine.store.search import _async_table
-from tests import helpers
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture()
-def filled(tmp_path, ingestor, store):
-    helpers.write_corpus(tmp_path / "docs")
-    ingestor.ingest_paths([tmp_path / "docs"], "manuals")
-    ingestor.ingest_bytes([("faq.md", b"---\nupdate_date: 2021-02-03\nauthority: 1\ndoc_type: forum_post\n---\n"
-                                      b"# Forum\n\nSomeone says axle nut torque is 90 lbf.ft.")], "faq")
-    return store
 
 
 REQUESTS = [

@@ -18,13 +18,6 @@ from tests import helpers
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture()
-def filled(tmp_path, ingestor, store):
-    helpers.write_corpus(tmp_path / "docs")
-    ingestor.ingest_paths([tmp_path / "docs"], "manuals")
-    return store
-
-
 def stored_rows(store, kb: str) -> list[dict]:
     """Each chunk's text with its stored sentences and vectors (None where it has none)."""
     texts = {r["chunk_id"]: r["text"] for r in store._open(kb).to_arrow().select(["chunk_id", "text"]).to_pylist()}
