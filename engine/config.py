@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     store_sentence_vectors: bool = Field(
         default=True,
         description="WORKBENCH_STORE_SENTENCE_VECTORS: embed each chunk's sentences at ingest and store their "
-        "vectors, so an ask embeds only its question (about 7x the chunk vectors' bytes and twice the ingest "
+        "vectors, so an ask embeds only its question (0.6-1.1 GB per 100k chunks and twice the ingest "
         "embedding time; docs/benchmarks.md). Off: the answerability check embeds evidence sentences per ask.",
     )
     # -- where the LanceDB store lives ---------------------------------------------------------------------

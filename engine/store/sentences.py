@@ -2,16 +2,16 @@
 
 The answerability check compares the question with every sentence of the evidence (``read_sentences``). Those
 sentences are text of the corpus, known at ingest: the ingest embeds them with the chunk and stores, per chunk, its
-sentences and their vectors, in a table of their own next to the base's chunk table (``sv_<base>``: kept out of
-the chunk table, whose searches they would slow by about a third at 100k chunks). At ask time the store reads them
-back for the chunks that became evidence (one query per base, by ``chunk_id``, all at once) and hands them, by
-sentence text, to the check. A sentence the check reads
-that is not among them (text cut to the context budget, or read another way by a newer version of the engine) is
-embedded as before. The vectors are the store's embedder's, the model the check uses too.
+sentences and their vectors, in a table of their own next to the base's chunk table (``sv_<base>``, so that the
+chunk table's scans and searches read no more than before). At ask time the store reads them back for the chunks
+that became evidence (one query per base, by ``chunk_id``, all at once) and hands them, by sentence text, to the
+check. A sentence the check reads that is not among them (text cut to the context budget, or read another way by a
+newer version of the engine) is embedded as before. The vectors are the store's embedder's, the model the check
+uses too.
 
-Cost (docs/benchmarks.md, "Sentence vectors"): about seven sentences per chunk of 800 characters, so about seven
-times the bytes of the chunk vectors, and the ingest embeds about twice as much text. ``store_sentence_vectors``
-turns it off; chunks written without them are read as before.
+Cost (docs/benchmarks.md, "Engine overhead per ask: searches at once, sentence vectors stored"): three to seven
+sentences per chunk, two to four times the bytes of the chunk table, and the ingest embeds about twice as much
+text. ``store_sentence_vectors`` turns it off; chunks written without them are read as before.
 """
 
 from __future__ import annotations
