@@ -349,7 +349,7 @@ class Ingestor:
 
     def _embed(self, pending, on_step: StepCallback | None) -> tuple[list[str], list[Any], list[Any] | None]:
         """Texts and vectors of every pending chunk, embedded file by file with a step every EMBED_STEP chunks;
-        with ``store_sentence_vectors``, also each chunk's sentence keys and vectors (else None)."""
+        with ``store_sentence_vectors``, also each chunk's sentences and their vectors (else None)."""
         texts: list[str] = []
         vectors: list[Any] = []
         sentences: list[Any] | None = [] if self.settings.store_sentence_vectors else None

@@ -159,7 +159,7 @@ class EmbedChunks:
         vectors = self.embedder.encode(flat) if flat else None
         docs = [pickle.loads(raw) if texts else None for raw, texts in zip(batch["outcome"], per_row)]  # noqa: S301
         sentences = None
-        if flat and self.settings.store_sentence_vectors:  # the same keys and vectors as the in-process ingest
+        if flat and self.settings.store_sentence_vectors:  # the same sentences and vectors as the in-process ingest
             sentences = embed_sentences(self.embedder, [c.text for doc in docs if doc for c in doc.embedded.chunks])
         outcomes, start = [], 0
         for raw, texts, doc in zip(batch["outcome"], per_row, docs):

@@ -27,7 +27,7 @@ from engine.errors import DocumentError
 @dataclass(frozen=True)
 class Embedded:
     """A document's chunks and their vectors (one row each), made by the reader before the write; ``sentences``:
-    per chunk, its sentences' keys and vectors (engine/store/sentences.py), or None when the reader made none."""
+    per chunk, its sentences and their vectors (engine/store/sentences.py), or None when the reader made none."""
 
     chunks: tuple[Chunk, ...]
     vectors: Any

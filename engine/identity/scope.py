@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.errors import KnowledgeBaseError
 from engine.identity.model import Identity
+from engine.store.search import Outcome
 
 
 class ScopedStore:
@@ -110,8 +111,6 @@ class ScopedStore:
 
     def search_many(self, requests: Sequence[Any]) -> list[Any]:
         """The store's ``search_many``; a request for a base this identity may not read fails as a missing base."""
-        from engine.store.search import Outcome
-
         allowed = [i for i, r in enumerate(requests) if self.identity.can_read(r.kb)]
         outcomes = dict(zip(allowed, self.inner.search_many([requests[i] for i in allowed])))
         return [outcomes[i] if i in outcomes else Outcome((), 0.0, self._missing(r.kb)) for i, r in enumerate(requests)]

@@ -167,8 +167,8 @@ class Outcome:
 def run_searches(searches: Sequence[Search]) -> list[Outcome]:
     """Run searches at once on LanceDB's event loop; an identical search runs once and its outcome is shared.
 
-    On two cores, five hybrid searches of an ask (two over 100k chunks) take about 21 ms this way against
-    43 ms one after the other (bench/bench_ask_overhead.py). One failing search does not sink the others:
+    On two cores, five hybrid searches of an ask (two over 100k chunks) took about 21 ms this way against 43 ms
+    one after the other (docs/benchmarks.md, "searches at once"). One failing search does not sink the others:
     its outcome carries the error."""
     distinct: dict[tuple, Search] = {}
     for search in searches:
