@@ -67,13 +67,14 @@ STEP_COLOR = "#8fc3f0"
 
 
 def timing_rows(timings: Mapping[str, float]) -> list[tuple[str, float, bool]]:
-    """(label, ms, is_sub_step) in pipeline order; reflection sub-steps follow their stage; no total."""
+    """(label, ms, is_sub_step) in pipeline order; a stage's sub-steps (retrieval's searches, reflection's draft)
+    follow it in the order they ran; no total."""
     rows: list[tuple[str, float, bool]] = []
     known = [s for s in STAGE_ORDER if s in timings]
     others = sorted(k for k in timings if k != "total" and "." not in k and k not in STAGE_ORDER)
     for stage in [*known, *others]:
         rows.append((stage, float(timings[stage]), False))
-        for key in sorted(k for k in timings if k.startswith(f"{stage}.")):
+        for key in [k for k in timings if k.startswith(f"{stage}.")]:
             rows.append((f"  {key.split('.', 1)[1]}", float(timings[key]), True))
     return rows
 

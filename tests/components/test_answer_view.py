@@ -112,3 +112,13 @@ def test_every_review_issue_type_has_help_text():
     from engine.results import IssueType
 
     assert set(get_args(IssueType)) == set(TYPE_HELP)
+
+
+def test_retrievals_parts_follow_it_in_the_order_they_ran():
+    timings = {"perception": 5.0, "retrieval": 40.0, "retrieval.embed": 3.0, "retrieval.search": 30.0,
+               "retrieval.fuse": 1.0, "retrieval.links": 2.0, "retrieval.sentences": 3.0, "reflection": 50.0,
+               "reflection.draft": 10.0, "reflection.review": 40.0, "total": 100.0}
+    rows = timing_rows(timings)
+    assert [r[0] for r in rows] == ["perception", "retrieval", "  embed", "  search", "  fuse", "  links",
+                                    "  sentences", "reflection", "  draft", "  review"]
+    assert [r[2] for r in rows].count(True) == 7
