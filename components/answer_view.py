@@ -102,7 +102,8 @@ def render_timing(timings: Mapping[str, float], key: str) -> None:
     """The timing chart, with a caption."""
     st.markdown("**Timing**")
     st.caption("Where the time went. Dark bars are pipeline stages (a stage that ran again after a failed "
-               "validation is summed); light bars are steps inside reflection (draft, review, revision).")
+               "validation is summed); light bars are steps inside a stage: retrieval (query embedding, searches, "
+               "fusion, link hop, stored sentence vectors) and reflection (draft, review, revision).")
     if not timings:
         st.info("No timings were recorded.")
         return
