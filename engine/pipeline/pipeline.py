@@ -152,7 +152,8 @@ class Pipeline:
                 retrieved = self.retriever.run(tasks, intent, strategy)
                 parts = state.setdefault("retrieval_parts", {})  # summed over the attempts, as the stage is
                 for name, ms in retrieved.timings.items():
-                    parts[name.removesuffix("_ms")] = parts.get(name.removesuffix("_ms"), 0.0) + ms
+                    part = name.removesuffix("_ms")
+                    parts[part] = parts.get(part, 0.0) + ms
                 if excluded:  # evidence a failed timeliness check named as outdated is not offered again
                     retrieved = replace(retrieved, evidence=tuple(e for e in retrieved.evidence
                                                                   if e.chunk_id not in excluded))

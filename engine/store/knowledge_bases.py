@@ -1,5 +1,5 @@
-"""Named knowledge bases on LanceDB: per base, one table of chunks and one catalogue of its documents
-(:mod:`engine.store.catalogue`), in the store at ``settings.store_location`` (``DATA_DIR/lancedb`` unless
+"""Named knowledge bases on LanceDB: per base, one table of chunks, one catalogue of its documents
+(:mod:`engine.store.catalogue`) and one table of its sentence vectors (:mod:`engine.store.sentences`), in the store at ``settings.store_location`` (``DATA_DIR/lancedb`` unless
 ``WORKBENCH_STORE_URI`` names another folder, an object store or ``memory://``).
 
 Several threads and processes may write at once. A write holds its base's lock file (``DATA_DIR/locks``, always
@@ -32,14 +32,16 @@ from engine.store.catalogue import (
 )
 from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
 from engine.store.maintenance import (
-    FTS_INDEX, MaintenanceResult, index_names, maintain, maintain_sentences, tidy_catalogue,
+    FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue,
 )
 from engine.store.schema import (
-    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, sql_literal,
+    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, open_named,
+    sql_literal,
 )
-from engine.store.sentences import SENTENCE_PREFIX, SENTENCES, VECTORS, found_vectors, sentence_schema
+from engine.store import sentences as sentence_rows
+from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.search import (
-    Outcome, Search, SearchRequest, filter_sql, read_rows, run_all, run_search, run_searches,
+    Outcome, Search, SearchRequest, filter_sql, run_search, run_searches,
 )
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
@@ -107,12 +109,7 @@ class KnowledgeBaseStore:
 
     def _open_named(self, name: str):
         """The table ``name``, or None when it is missing or only a folder whose creation was cut short."""
-        try:
-            return self._db.open_table(name)
-        except ValueError as exc:
-            if "not found" in str(exc):
-                return None
-            raise
+        return open_named(self._db, name)
 
     def _open(self, kb: str):
         table = self._find(kb)
@@ -293,20 +290,8 @@ class KnowledgeBaseStore:
 
     def sentence_vectors(self, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
         """The stored vectors of the sentences of these ``(kb, chunk_id)`` chunks, by sentence text (see
-        engine/store/sentences.py); chunks written without them, or gone since, add nothing."""
-        by_base: dict[str, list[str]] = {}
-        for kb, chunk_id in chunks:
-            by_base.setdefault(kb, []).append(chunk_id)
-        reads = []
-        for kb, chunk_ids in by_base.items():
-            table = self._open_named(SENTENCE_PREFIX + check_kb_name(kb))
-            if table is not None:
-                where = f"chunk_id IN ({', '.join(sql_literal(c) for c in sorted(set(chunk_ids)))})"
-                reads.append(read_rows(table, where, [SENTENCES, VECTORS]))
-        found: dict[str, np.ndarray] = {}
-        for rows in run_all(reads):  # every base at once
-            found.update(found_vectors(rows))
-        return found
+        engine/store/sentences.py)."""
+        return sentence_rows.read_vectors(self._db, chunks)
 
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         table = self._find(kb)
@@ -359,10 +344,7 @@ class KnowledgeBaseStore:
         replace = {check_doc_id(d) for d in replace_doc_ids}
         if not len(rows) and not replace:
             return
-        sentences = None
-        if isinstance(rows, pa.Table) and SENTENCES in rows.column_names:  # to the base's sentence table
-            sentences = rows.select(sentence_schema(self.embedder.dim).names).filter(pc.is_valid(rows[SENTENCES]))
-            rows = rows.drop_columns([SENTENCES, VECTORS])
+        rows, sentences = sentence_rows.split_off(rows, self.embedder.dim)  # sentences: to their own table
         data = rows.cast(chunk_schema(self.embedder.dim)) if isinstance(rows, pa.Table) else \
             pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
         written = sorted(set(data["doc_id"].to_pylist()))
@@ -379,27 +361,7 @@ class KnowledgeBaseStore:
             else:
                 commit = lambda: table.add(data)  # noqa: E731
             self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
-            self._write_sentences(kb, sentences, sorted(replace | set(written)))
-
-    def _write_sentences(self, kb: str, rows: pa.Table | None, doc_ids: Sequence[str]) -> None:
-        """After a chunk commit (lock held): the sentence rows of ``doc_ids`` become ``rows`` (none: removed). A
-        failure only costs speed (asks embed those sentences), so it is logged, not raised."""
-        sentences = self._open_named(SENTENCE_PREFIX + kb)
-        if sentences is None and (rows is None or not rows.num_rows):
-            return
-        try:
-            if sentences is None:
-                sentences = self._db.create_table(SENTENCE_PREFIX + kb, schema=sentence_schema(self.embedder.dim),
-                                                  exist_ok=True)
-            if rows is None or not rows.num_rows:
-                retry_conflicts(lambda: sentences.delete(in_list(doc_ids)), f"Removing sentences from {kb!r}")
-                return
-            retry_conflicts(lambda: sentences.merge_insert("chunk_id").when_matched_update_all()
-                            .when_not_matched_insert_all().when_not_matched_by_source_delete(in_list(doc_ids))
-                            .execute(rows.cast(sentence_schema(self.embedder.dim))),
-                            f"Writing sentence vectors to {kb!r}")
-        except Exception as exc:  # noqa: BLE001 - the chunks landed; asks embed what is missing here
-            log.warning("sentence vectors of %s not written (asks will embed them): %s", kb, exc)
+            sentence_rows.write_rows(self._db, kb, sentences, sorted(replace | set(written)), self.embedder.dim)
 
     def _stored_doc_ids(self, table, doc_ids: Sequence[str]) -> set[str]:
         """Which of ``doc_ids`` already have chunks in ``table``."""
@@ -429,9 +391,7 @@ class KnowledgeBaseStore:
                 if catalogue is not None:
                     catalogue.checkout_latest()
                     tidy_catalogue(catalogue)
-                sentences = self._open_named(SENTENCE_PREFIX + kb)
-                if sentences is not None:
-                    maintain_sentences(sentences)
+                sentence_rows.maintain_table(self._db, kb)
             self._refresh_connection()
             return result
         except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
@@ -462,7 +422,7 @@ class KnowledgeBaseStore:
                 raise KnowledgeBaseError(f"Document {doc_id!r} is not in {kb!r}; run `python -m engine kb list` for ids.")
             self._commit_with_catalogue(kb, table, catalogue, catalogue_schema().empty_table(), [doc_id],
                                         lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
-            self._write_sentences(kb, None, [doc_id])
+            sentence_rows.write_rows(self._db, kb, None, [doc_id], self.embedder.dim)
         return count
 
     def drop_knowledge_base(self, kb: str) -> None:
@@ -515,6 +475,7 @@ class KnowledgeBaseStore:
         outcomes: dict[int, Outcome] = {}
         searches: dict[int, Search] = {}
         tables: dict[str, Any] = {}
+        keyword_ready: set[str] = set()
         for index, request in enumerate(requests):
             if not request.query or not request.query.strip():
                 outcomes[index] = Outcome((), 0.0)
@@ -523,8 +484,9 @@ class KnowledgeBaseStore:
                 if request.kb not in tables:
                     tables[request.kb] = self._open(request.kb)
                 table = tables[request.kb]
-                if request.mode in ("keyword", "hybrid"):
-                    self._keyword_index_ready(request.kb, table)
+                if request.mode in ("keyword", "hybrid") and request.kb not in keyword_ready:
+                    self._keyword_index_ready(request.kb, table)  # once per base and ask
+                    keyword_ready.add(request.kb)
                 vector = request.vector
                 if vector is None and request.mode in ("vector", "hybrid"):
                     vector = self.embedder.encode_one(request.query)

@@ -163,3 +163,14 @@ def sql_literal(value: str | int | date) -> str:
         return str(value)
     text = value.isoformat() if isinstance(value, date) else str(value)
     return "'" + text.replace("'", "''") + "'"
+
+
+def open_named(db, name: str):
+    """The table ``name`` of connection ``db``, or None when it is missing or only a folder whose creation was cut
+    short (LanceDB lists such a folder but cannot open it)."""
+    try:
+        return db.open_table(name)
+    except ValueError as exc:
+        if "not found" in str(exc):
+            return None
+        raise

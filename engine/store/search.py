@@ -122,7 +122,6 @@ async def search_table(table, mode: str, query: str, vector: np.ndarray | None, 
 
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:
     """:func:`search_table`, waited for."""
-    _check(mode, k)
     return LOOP.run(search_table(table, mode, query, vector, k, where))
 
 

@@ -16,11 +16,21 @@ text. ``store_sentence_vectors`` turns it off; chunks written without them are r
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.store.catalogue import in_list
+from engine.store.commits import retry_conflicts
+from engine.store.maintenance import maintain_sentences
+from engine.store.schema import check_kb_name, open_named, sql_literal
+from engine.store.search import read_rows, run_all
+
+log = logging.getLogger(__name__)
 
 from engine.reflection.units import read_sentences
 
@@ -68,3 +78,56 @@ def found_vectors(rows: pa.Table) -> dict[str, np.ndarray]:
             continue
         found.update(zip(sentences, row.flatten().to_numpy(zero_copy_only=False).reshape(len(sentences), -1)))
     return found
+
+
+def read_vectors(db, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
+    """The stored vectors of the sentences of these ``(kb, chunk_id)`` chunks, by sentence text; chunks written
+    without them, or gone since, add nothing. One query per base, every base at once."""
+    by_base: dict[str, list[str]] = {}
+    for kb, chunk_id in chunks:
+        by_base.setdefault(kb, []).append(chunk_id)
+    reads = []
+    for kb, chunk_ids in by_base.items():
+        table = open_named(db, SENTENCE_PREFIX + check_kb_name(kb))
+        if table is not None:
+            where = f"chunk_id IN ({', '.join(sql_literal(c) for c in sorted(set(chunk_ids)))})"
+            reads.append(read_rows(table, where, [SENTENCES, VECTORS]))
+    found: dict[str, np.ndarray] = {}
+    for rows in run_all(reads):
+        found.update(found_vectors(rows))
+    return found
+
+
+def write_rows(db, kb: str, rows: pa.Table | None, doc_ids: Sequence[str], dim: int) -> None:
+    """After a chunk commit (the base's lock held): the sentence rows of ``doc_ids`` become ``rows`` (none:
+    removed). A failure only costs speed (asks embed those sentences), so it is logged, not raised."""
+    table = open_named(db, SENTENCE_PREFIX + kb)
+    empty = rows is None or not rows.num_rows
+    if table is None and empty:
+        return
+    try:
+        if table is None:
+            table = db.create_table(SENTENCE_PREFIX + kb, schema=sentence_schema(dim), exist_ok=True)
+        if empty:
+            retry_conflicts(lambda: table.delete(in_list(doc_ids)), f"Removing sentences from {kb!r}")
+            return
+        retry_conflicts(lambda: table.merge_insert("chunk_id").when_matched_update_all()
+                        .when_not_matched_insert_all().when_not_matched_by_source_delete(in_list(doc_ids))
+                        .execute(rows.cast(sentence_schema(dim))), f"Writing sentence vectors to {kb!r}")
+    except Exception as exc:  # noqa: BLE001 - the chunks landed; asks embed what is missing here
+        log.warning("sentence vectors of %s not written (asks will embed them): %s", kb, exc)
+
+
+def split_off(rows: Any, dim: int) -> tuple[Any, pa.Table | None]:
+    """Chunk rows handed to the store, and the sentence rows they carry (None when they carry none)."""
+    if not isinstance(rows, pa.Table) or SENTENCES not in rows.column_names:
+        return rows, None
+    sentences = rows.select(sentence_schema(dim).names).filter(pc.is_valid(rows[SENTENCES]))
+    return rows.drop_columns([SENTENCES, VECTORS]), sentences
+
+
+def maintain_table(db, kb: str) -> None:
+    """Index upkeep of ``kb``'s sentence table, when it has one."""
+    table = open_named(db, SENTENCE_PREFIX + kb)
+    if table is not None:
+        maintain_sentences(table)
