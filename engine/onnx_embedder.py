@@ -177,6 +177,9 @@ class OnnxEmbedder:
             self.exported = True
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        # the threads stop busy-waiting when a run ends: they would otherwise spin on the cores that the store's
+        # searches and the rest of an ask need (docs/benchmarks.md, "Engine overhead per ask")
+        options.add_session_config_entry("session.force_spinning_stop", "1")
         self._session = ort.InferenceSession(str(self.folder / MODEL_FILE), options,
                                              providers=["CPUExecutionProvider"])
         self.max_seq_length = _max_seq_length(model_dir)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -268,8 +268,6 @@ class AnswerabilityEvaluator:
             return []
         vectors = self.cache.encode([question] + [s for _, s in rows])
         sims = vectors[1:] @ vectors[0]
-        if focus.answer_type in ("person", "place", "organisation", "work", "date"):
-            prime([s for _, s in rows])
         wanted = set(focus.attribute)
         bridged = _bridges(current, focus)
         fits: list[_Fit] = []
@@ -291,13 +289,22 @@ class AnswerabilityEvaluator:
             score = (FIT_WEIGHTS[0] * float(sim) + FIT_WEIGHTS[1] * attr + FIT_WEIGHTS[2] * subj
                      + FIT_WEIGHTS[3] * min(max(chunk.evidence.score, 0.0), 1.0)
                      + years_in_window(sentence, intent))  # the 2024 row for "in 2024", not the 2022 one
-            values = tuple(typed_values(sentence, focus.answer_type, question, focus.attribute)) \
-                if focus.specific else ()
-            if not values and focus.answer_type == "code" and section and attr > 0:
-                # "which release added X?": a changelog entry's version is the heading of its section
-                values = tuple(typed_values(section, "code", question, focus.attribute))
-            fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, values,
+            fits.append(_Fit(chunk.number, sentence, round(score, 4), float(sim), attr, subj, (),
                              sentence in chunk.quotable, chunk.number in bridged))
+        if focus.specific:
+            # values are read only where a sentence fits well enough to give one (every use of a fit's values asks
+            # for a fit of SENTENCE_MIN or more); reading them is most of this method's work
+            valued = [i for i, fit in enumerate(fits) if fit.score >= SENTENCE_MIN]
+            if focus.answer_type in ("person", "place", "organisation", "work", "date"):
+                prime([fits[i].sentence for i in valued])
+            for i in valued:
+                fit = fits[i]
+                values = tuple(typed_values(fit.sentence, focus.answer_type, question, focus.attribute))
+                section = version_of.get((fit.chunk, fit.sentence), "")
+                if not values and focus.answer_type == "code" and section and fit.attribute > 0:
+                    # "which release added X?": a changelog entry's version is the heading of its section
+                    values = tuple(typed_values(section, "code", question, focus.attribute))
+                fits[i] = replace(fit, values=values)
         fits.sort(key=lambda f: (-f.score, f.chunk))
         return fits
 

@@ -127,14 +127,14 @@ class Pipeline:
             else:
                 version, strategy = self.strategies.active()
             state["strategy_version"] = version
-            bases = list(options.knowledge_bases or self.store.knowledge_base_names())
+            known = self.store.knowledge_base_names()  # listed once per ask
+            bases = list(options.knowledge_bases or known)
             if not bases:
                 raise KnowledgeBaseError("There are no knowledge bases yet; upload documents on the Documents page "
                                          "or run `python -m engine ingest PATH --kb NAME`.")
             for kb in bases:
-                if not self.store.exists(kb):
-                    raise KnowledgeBaseError(f"Knowledge base {kb!r} does not exist; pick one of "
-                                             f"{', '.join(self.store.knowledge_base_names())}.")
+                if kb not in known:
+                    raise KnowledgeBaseError(f"Knowledge base {kb!r} does not exist; pick one of {', '.join(known)}.")
             tasks = StrategyRouter(strategy, bases).run(intent)
         state["tasks"] = tasks
         notify("orchestration", {"tasks": tasks, "strategy_version": version})
@@ -165,7 +165,8 @@ class Pipeline:
 
             with tracer.span("answerability"):
                 judged = self.answerability.run(understood, intent, retrieved.evidence,
-                                                known_vectors=retrieved.sentence_vectors)
+                                                known_vectors={**retrieved.query_vectors,
+                                                               **retrieved.sentence_vectors})
             state["answerability"] = judged
             notify("answerability", {"answerability": judged})
             if judged.verdict == "unanswerable" and not widened:

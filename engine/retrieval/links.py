@@ -10,14 +10,14 @@ a bridge: about the question's subject through the passage that names it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from engine.results import Evidence
 from engine.retrieval.evidence import evidence_meta, fit_text
 from engine.store import KnowledgeBaseStore, SearchHit
-from engine.store.titles import NamedDocument
+from engine.store.titles import NamedDocument, TitleIndex
 
 LINK_SOURCES = 3
 """How many of the best evidence chunks are read for names of other documents (the first hop)."""
@@ -25,12 +25,19 @@ LINK_DISCOUNT = 0.9
 """A linked chunk's score: this share of the score of the chunk that names it (it ranks just after its source)."""
 
 
+def title_indexes(store: KnowledgeBaseStore, bases: Sequence[str]) -> dict[str, TitleIndex]:
+    """The title index of each base (a missing base: an empty index)."""
+    return {kb: store.title_index(kb) for kb in dict.fromkeys(bases)}
+
+
 def follow_links(store: KnowledgeBaseStore, evidence: Sequence[Evidence], bases: Sequence[str],
-                 question_vector: np.ndarray | None, limit: int, chars: int) -> list[Evidence]:
-    """Evidence from up to ``limit`` documents named in the best ``LINK_SOURCES`` chunks, each cut to ``chars``."""
+                 question_vector: np.ndarray | None, limit: int, chars: int,
+                 indexes: Mapping[str, TitleIndex] | None = None) -> list[Evidence]:
+    """Evidence from up to ``limit`` documents named in the best ``LINK_SOURCES`` chunks, each cut to ``chars``.
+    ``indexes``: the bases' title indexes when the caller has them (see ``title_indexes``)."""
     if limit < 1 or not evidence or question_vector is None:
         return []
-    indexes = {kb: store.title_index(kb) for kb in dict.fromkeys(bases)}  # a missing base: an empty index
+    indexes = title_indexes(store, bases) if indexes is None else indexes
     have = {e.doc_id for e in evidence}
     picks: list[tuple[int, Evidence, str, NamedDocument]] = []
     for number, source in enumerate(evidence[:LINK_SOURCES], start=1):

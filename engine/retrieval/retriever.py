@@ -3,7 +3,9 @@ credibility breaking near-ties only; fit the context budget."""
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -15,8 +17,25 @@ from engine.periods import about_period, asked_period
 from engine.results import Evidence, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
 from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
-from engine.retrieval.links import follow_links
+from engine.retrieval.links import follow_links, title_indexes
 from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
+
+def _new_reader() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="store-reads")
+
+
+_READER = _new_reader()
+"""Reads what an ask needs beside its searches: the bases' title indexes while the searches run, the evidence's
+stored sentence vectors while the link hop runs."""
+
+
+def _reset_after_fork() -> None:
+    global _READER
+    _READER = _new_reader()  # the parent's threads do not exist in a forked child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
 
 OUTSIDE_WINDOW_RELEVANCE = 0.9
 """Relevance kept by a chunk known to be about another period than the question's window (its title's year, else
@@ -44,6 +63,8 @@ class RetrievalResult:
     timings: dict[str, float] = field(default_factory=dict)
     sentence_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """The evidence's stored sentence vectors, by sentence text (see engine/store/sentences.py)."""
+    query_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    """The vectors the searches embedded, by query text (the question's among them)."""
 
 
 def task_label(index: int, task: RetrievalTask) -> str:
@@ -71,6 +92,9 @@ class Retriever:
         if not tasks:
             raise ValueError("Retriever.run needs at least one task")
         t0 = time.perf_counter()
+        bases = [t.knowledge_base for t in tasks]
+        # the title indexes the link hop reads depend on the bases only: fetched while the searches run
+        indexes = _READER.submit(title_indexes, self.store, bases) if strategy.follow_links > 0 else None
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         vectors = dict(zip(queries, self.store.embedder.encode(queries)))
         t1 = time.perf_counter()
@@ -78,15 +102,20 @@ class Retriever:
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()
-        evidence += follow_links(self.store, evidence, [t.knowledge_base for t in tasks],
-                                 vectors.get(intent.search_query), strategy.follow_links,
-                                 strategy.context_chars // strategy.max_evidence)
+        # the fused evidence's sentence vectors are read while the link hop runs (both mostly wait on the store)
+        reading = _READER.submit(self.store.sentence_vectors, [(e.knowledge_base, e.chunk_id) for e in evidence])
+        linked = follow_links(self.store, evidence, bases, vectors.get(intent.search_query), strategy.follow_links,
+                              strategy.context_chars // strategy.max_evidence,
+                              indexes.result() if indexes is not None and evidence else None)
         t4 = time.perf_counter()
-        sentences = self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in evidence])
+        sentences = dict(reading.result())
+        if linked:
+            sentences.update(self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in linked]))
         t5 = time.perf_counter()
         timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000,
                    "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
-        return RetrievalResult(tuple(evidence), tuple(runs), candidates, dropped, timings, sentences)
+        return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
+                               vectors)
 
     # -- fusion ---------------------------------------------------------------
     def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy,

@@ -13,7 +13,6 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.background_loop import LOOP
-from lancedb.rerankers import RRFReranker
 from lancedb.table import AsyncTable
 
 from engine.documents.identifiers import with_identifier_tokens
@@ -23,7 +22,6 @@ from engine.store.schema import META_COLUMNS, SearchHit, sql_literal
 
 Mode = Literal["vector", "keyword", "hybrid"]
 MODES: tuple[Mode, ...] = ("vector", "keyword", "hybrid")
-_RERANKER = RRFReranker()
 # ANN query settings, used once a table has a vector index (ignored by exact scans). Measured on
 # 100k chunks (bench/bench_query.py): recall@10 against an exact scan goes from 0.82 with LanceDB's
 # defaults to 1.00, for about 2 ms more per query.
@@ -98,26 +96,51 @@ def _check(mode: str, k: int) -> None:
         raise SearchError("k must be at least 1.")
 
 
+RRF_K = 60
+"""Reciprocal-rank constant of the hybrid fusion, as LanceDB's ``RRFReranker`` has it."""
+
+
 async def search_table(table, mode: str, query: str, vector: np.ndarray | None, k: int,
                        where: str | None) -> list[SearchHit]:
     """One query on one table; scores are higher-is-better in every mode; hits carry their stored vector."""
     _check(mode, k)
     inner = _async_table(table)
+    if mode == "hybrid":
+        return await _hybrid(inner, query, vector, k, where)
     if mode == "vector":
         builder = _tune_ann(inner.vector_search(vector).column("vector").distance_type("cosine"))
-    elif mode == "keyword":
+    else:
         builder = inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")
-    else:  # vector and full-text legs at once, fused by LanceDB's RRF reranker
-        builder = _tune_ann(inner.query().nearest_to(vector).column("vector")
-                            .nearest_to_text(with_identifier_tokens(query), columns="search_text")
-                            .rerank(_RERANKER))
     if where:
         builder = builder.where(where)  # a prefilter: LanceDB filters before the nearest-neighbour search
-    extra = {"vector": ["_distance"], "keyword": ["_score"], "hybrid": []}[mode]
-    rows = (await builder.limit(k).select(META_COLUMNS + ["vector"] + extra).to_arrow()).to_pylist()
-    score_of = {"vector": lambda row: 1.0 - float(row["_distance"]), "keyword": lambda row: float(row["_score"]),
-                "hybrid": lambda row: float(row["_relevance_score"])}[mode]
-    return [SearchHit.from_row(row, score_of(row), mode) for row in rows]
+    score = "_distance" if mode == "vector" else "_score"
+    rows = (await builder.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()).to_pylist()
+    if mode == "vector":
+        return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), mode) for row in rows]
+    return [SearchHit.from_row(row, float(row["_score"]), mode) for row in rows]
+
+
+async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: int,
+                  where: str | None) -> list[SearchHit]:
+    """The vector and full-text legs at once, fused by reciprocal rank exactly as LanceDB's hybrid query with its
+    ``RRFReranker`` fuses them (vector hits first, then full-text hits not already found; a stable sort by the
+    float32 sum of 1 / (rank + 60)). Run here because LanceDB's hybrid query adds a schema read, a pyarrow merge
+    and two log warnings per search; ``tests/store/test_search.py`` checks the two give the same hits."""
+    legs = [_tune_ann(inner.query().nearest_to(vector).column("vector")),
+            inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")]
+    if where:
+        legs = [leg.where(where) for leg in legs]
+    found = await asyncio.gather(*(leg.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()
+                                   for leg, score in zip(legs, ("_distance", "_score"))))
+    fused: dict[str, float] = {}
+    rows: dict[str, dict] = {}
+    for leg in found:
+        for rank, row in enumerate(leg.to_pylist(), start=1):
+            fused[row["chunk_id"]] = fused.get(row["chunk_id"], 0.0) + 1.0 / (rank + RRF_K)
+            rows.setdefault(row["chunk_id"], row)
+    scores = {cid: float(np.float32(total)) for cid, total in fused.items()}
+    order = sorted(rows, key=lambda cid: -scores[cid])  # stable: ties keep the vector leg's order
+    return [SearchHit.from_row(rows[cid], scores[cid], "hybrid") for cid in order[:k]]
 
 
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:

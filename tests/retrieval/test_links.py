@@ -71,3 +71,27 @@ def test_without_the_hop_the_year_is_not_in_the_evidence(pipeline):
     answer = ask(pipeline, links=0)
     assert "Trent Reznor" not in [e.metadata.title for e in answer.evidence]
     assert not any("1965" in e.text for e in answer.evidence) and "1965" not in answer.final
+
+
+class Recording:
+    """The answerability check, recording the vectors the pipeline hands it."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.known = inner, {}
+
+    def run(self, question, intent, evidence, known_vectors=None):
+        self.known = dict(known_vectors or {})
+        return self.inner.run(question, intent, evidence, known_vectors=known_vectors)
+
+
+def test_the_check_gets_the_question_and_the_linked_passage_as_vectors_already_computed(pipeline):
+    recording = Recording(pipeline.answerability)
+    spied = Pipeline(pipeline.settings, pipeline.store, answerability=recording)
+    spied.fixed_strategy = ("links-3", Strategy(default_knowledge_bases=("wiki",), top_k=2, max_evidence=2,
+                                                follow_links=3, entity_fanout_limit=0))
+    answer = spied.run(QUESTION, AskOptions(provider="offline"))
+    assert "Trent Reznor" in [e.metadata.title for e in answer.evidence]
+    born = "Michael Trent Reznor (born May 17, 1965) is an American singer, songwriter, musician and record producer."
+    assert born in recording.known  # read from the store after the hop, not embedded again
+    assert QUESTION in recording.known  # embedded once, by retrieval
+    assert recording.known[QUESTION] == pytest.approx(spied.store.embedder.encode([QUESTION])[0], abs=1e-5)

@@ -21,6 +21,36 @@ def test_each_mode_finds_the_fault_code(filled, mode):
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+@pytest.mark.parametrize(("query", "k", "filters"), [
+    ("E4027 brake temperature sensor", 3, None),
+    ("axle nut torque lbf.ft", 8, None),
+    ("How much oil does the APU take?", 20, None),
+    ("torque", 20, SearchFilters(since=date(2024, 1, 1))),
+    ("tyre pressure check", 5, SearchFilters(doc_type="service_bulletin")),
+])
+def test_hybrid_fuses_as_lancedbs_hybrid_query_does(filled, query, k, filters):
+    """The two legs fused here give the hits, order and scores of LanceDB's own hybrid query with its RRF reranker."""
+    from lancedb.background_loop import LOOP
+    from lancedb.rerankers import RRFReranker
+
+    from engine.documents.identifiers import with_identifier_tokens
+    from engine.store.search import _tune_ann, filter_sql
+
+    table = filled._open("manuals")
+    vector = filled.embedder.encode_one(query)
+    builder = _tune_ann(table._table.query().nearest_to(vector).column("vector")
+                        .nearest_to_text(with_identifier_tokens(query), columns="search_text")
+                        .rerank(RRFReranker()))
+    where = filter_sql(filters)
+    if where:
+        builder = builder.where(where)
+    expected = LOOP.run(builder.limit(k).select(["chunk_id"]).to_arrow()).to_pylist()
+    hits = filled.search(query, "manuals", "hybrid", k, filters)
+    assert expected, "the reference query found nothing: the case tests nothing"
+    assert [h.chunk_id for h in hits] == [row["chunk_id"] for row in expected]
+    assert [h.score for h in hits] == pytest.approx([row["_relevance_score"] for row in expected], abs=1e-7)
+
+
 def test_vector_scores_are_cosine_similarities(filled):
     hits = filled.search("How much oil does the APU take?", "manuals", mode="vector", k=6)
     assert hits[0].file_name == "apu-oil.docx"
