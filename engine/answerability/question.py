@@ -10,6 +10,7 @@ no model call.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from engine.reflection.focus import codes_in
@@ -254,6 +255,7 @@ def identifies(subject: str) -> bool:
     return bool(codes_in(subject)) or VERSION.fullmatch(subject.strip()) is not None
 
 
+@lru_cache(maxsize=1024)
 def _named(subject: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(subject) + r"(?!\w)", re.IGNORECASE)
 

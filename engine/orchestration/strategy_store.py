@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 _VERSION_FORMAT = "%Y%m%dT%H%M%S%fZ"
 _SAVE_ATTEMPTS = 1000
+_LOADED_SIZE = 64
+"""Parsed strategy versions kept per store (a version, once saved, never changes)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,8 @@ class StrategyStore:
 
     def __init__(self, target: "Database | Settings | Path | str") -> None:
         self.db = open_database(target)
+        self._loaded: OrderedDict[str, Strategy] = OrderedDict()  # versions are never rewritten: parsed once
+        self._loaded_lock = threading.Lock()
 
     def save(self, strategy: Strategy, note: str = "", activate: bool = True) -> str:
         """Store ``strategy`` as a new version (and make it active unless told not to)."""
@@ -90,6 +96,17 @@ class StrategyStore:
 
     def load(self, version: str) -> Strategy:
         _check_version(version)
+        with self._loaded_lock:
+            if version in self._loaded:
+                return self._loaded[version]
+        strategy = self._read(version)
+        with self._loaded_lock:
+            self._loaded[version] = strategy
+            while len(self._loaded) > _LOADED_SIZE:
+                self._loaded.popitem(last=False)
+        return strategy
+
+    def _read(self, version: str) -> Strategy:
         with self.db.connect() as conn:
             body = conn.execute(select(strategy_versions.c.strategy)
                                 .where(strategy_versions.c.version == version)).scalar()

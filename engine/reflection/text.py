@@ -147,6 +147,7 @@ def citations(text: str) -> list[int]:
     return list(dict.fromkeys(found))
 
 
+@lru_cache(maxsize=16384)
 def strip_citations(text: str) -> str:
     """``text`` without its [n] markers."""
     return re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", text)).strip()
@@ -154,7 +155,12 @@ def strip_citations(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens."""
-    return [w.lower().strip(".'’/-") for w in _WORD.findall(strip_citations(text))]
+    return list(_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower().strip(".'’/-") for w in _WORD.findall(strip_citations(text)))
 
 
 @lru_cache(maxsize=65536)
@@ -429,6 +435,7 @@ def with_citation(sentence: str, numbers_: list[int]) -> str:
     return f"{body} {marks}{end or '.'}" if marks else f"{body}{end or '.'}"
 
 
+@lru_cache(maxsize=16384)
 def normalise_phrase(text: str) -> str:
     """Lower case, punctuation and hyphens as single spaces: "Wheel-Axle" and "wheel axle" match."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
