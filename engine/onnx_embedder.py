@@ -32,6 +32,12 @@ MANIFEST_FILE = "manifest.json"
 EXPORT_VERSION = 2
 """Bump when the exported graph changes, so old cache folders are not reused."""
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+BULK_TEXTS = 9
+"""Calls with this many texts or more (ingest) run on a session whose threads keep busy-waiting between runs; smaller
+calls (an ask's queries, a few sentences) on one whose threads stop when a run ends, so they do not spin on the cores
+an ask's searches need. Stopping after every one-text run of an ingest cost about 15% of its speed on retrieval_dev;
+spinning after an ask's encodes doubled the CPU an ask used (docs/benchmarks.md, "Engine overhead per ask"). The two
+sessions hold the same model with the same threads, so a text gets the same vector from either."""
 INT8_ROWS_PER_RUN = 1
 """Texts per ONNX Runtime run with ``onnx-int8``. Dynamic quantisation sets its activation scales from the
 whole input of a run, padding included, so in a batch a text's vector depends on its batch mates (cosine 0.97
@@ -162,7 +168,7 @@ class OnnxEmbedder:
             raise ConfigError(f"Unknown ONNX embedding backend {backend!r}; choose one of {', '.join(ONNX_BACKENDS)}.")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
-        ort = _require_onnxruntime()
+        _require_onnxruntime()  # a clear error first when it is missing
         from tokenizers import Tokenizer
 
         self.model_name = model_name or str(model_dir)
@@ -175,13 +181,8 @@ class OnnxEmbedder:
                 "Exporting the embedding model for %s into %s (once; about 10-20 s)", backend, self.folder)
             export_model(model_dir, backend, self.folder)
             self.exported = True
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        # the threads stop busy-waiting when a run ends: they would otherwise spin on the cores that the store's
-        # searches and the rest of an ask need (docs/benchmarks.md, "Engine overhead per ask")
-        options.add_session_config_entry("session.force_spinning_stop", "1")
-        self._session = ort.InferenceSession(str(self.folder / MODEL_FILE), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = self._open_session(stop_spinning=True)
+        self._bulk_session = None  # opened on the first call with BULK_TEXTS texts or more
         self.max_seq_length = _max_seq_length(model_dir)
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=self.max_seq_length)
@@ -189,7 +190,23 @@ class OnnxEmbedder:
         self._encode_lock = threading.Lock()
         self.dim = int(self._run(self._tokenizer.encode_batch(["dimension probe"])).shape[1])
 
-    def _run(self, encodings: list) -> np.ndarray:
+    def _open_session(self, stop_spinning: bool):
+        ort = _require_onnxruntime()
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        if stop_spinning:
+            options.add_session_config_entry("session.force_spinning_stop", "1")
+        return ort.InferenceSession(str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"])
+
+    def _session_for(self, texts: int):
+        """The session for a call of ``texts`` texts (see ``BULK_TEXTS``); call with the encode lock held."""
+        if texts < BULK_TEXTS:
+            return self._session
+        if self._bulk_session is None:
+            self._bulk_session = self._open_session(stop_spinning=False)
+        return self._bulk_session
+
+    def _run(self, encodings: list, session=None) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
         feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
         for row, enc in enumerate(encodings):
@@ -197,7 +214,7 @@ class OnnxEmbedder:
             feeds["input_ids"][row, :n] = enc.ids
             feeds["attention_mask"][row, :n] = enc.attention_mask
             feeds["token_type_ids"][row, :n] = enc.type_ids
-        return self._session.run(None, feeds)[0]
+        return (session or self._session).run(None, feeds)[0]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` in batches of similar token counts (one text per run with int8, see
@@ -208,9 +225,10 @@ class OnnxEmbedder:
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         out: np.ndarray | None = None
         with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
+            session = self._session_for(len(encodings))
             for start in range(0, len(order), self.batch_size):
                 rows = order[start:start + self.batch_size]
-                vectors = self._run([encodings[i] for i in rows])
+                vectors = self._run([encodings[i] for i in rows], session)
                 if out is None:
                     out = np.empty((len(encodings), vectors.shape[1]), dtype=np.float32)
                 out[rows] = vectors

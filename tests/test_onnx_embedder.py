@@ -56,6 +56,21 @@ def test_int8_backend_exports_offline_and_matches_torch(int8_cache):
 
 
 @pytest.mark.integration
+def test_an_ingest_sized_call_gives_the_vectors_of_one_text_calls(tmp_path):
+    """Calls of BULK_TEXTS texts or more run on a second session (threads spinning between runs); the vectors are
+    those of the one-text calls an ask makes."""
+    cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path  # the suite's shared export, if any
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
+    texts = TEXTS * 2
+    assert len(texts) >= onnx_embedder.BULK_TEXTS
+    single = np.stack([embedder.encode([t])[0] for t in texts])
+    assert embedder._bulk_session is None
+    bulk = embedder.encode(texts)
+    assert embedder._bulk_session is not None
+    assert np.array_equal(bulk, single)
+
+
+@pytest.mark.integration
 @pytest.mark.slow
 def test_float_onnx_batches_without_changing_vectors(tmp_path):
     cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path  # the suite's shared export, if any
