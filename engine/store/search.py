@@ -124,8 +124,8 @@ async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: i
                   where: str | None) -> list[SearchHit]:
     """The vector and full-text legs at once, fused by reciprocal rank exactly as LanceDB's hybrid query with its
     ``RRFReranker`` fuses them (vector hits first, then full-text hits not already found; a stable sort by the
-    float32 sum of 1 / (rank + 60)). Run here because LanceDB's hybrid query adds a schema read, a pyarrow merge
-    and two log warnings per search; ``tests/store/test_search.py`` checks the two give the same hits."""
+    float32 sum of 1 / (rank + 60)). Run here because LanceDB's hybrid query adds a schema read and a pyarrow
+    merge to every search; ``tests/store/test_search.py`` checks the two give the same hits."""
     legs = [_tune_ann(inner.query().nearest_to(vector).column("vector")),
             inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")]
     if where:
