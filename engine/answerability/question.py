@@ -10,8 +10,8 @@ no model call.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.reflection.focus import codes_in
 from engine.reflection.signals import asks_quantity

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -19,6 +19,7 @@ from engine.retrieval.credibility import credibility
 from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
 from engine.retrieval.links import follow_links, title_indexes
 from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
+
 
 def _new_reader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=4, thread_name_prefix="store-reads")
