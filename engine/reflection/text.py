@@ -147,7 +147,9 @@ def citations(text: str) -> list[int]:
     return list(dict.fromkeys(found))
 
 
-@lru_cache(maxsize=16384)
+# The answerability check and the reviewer call these for every sentence, context and chunk they read, and the same
+# evidence comes back across the rounds and questions of a session; 4,096 recent texts each (a few MB at most).
+@lru_cache(maxsize=4096)
 def strip_citations(text: str) -> str:
     """``text`` without its [n] markers."""
     return re.sub(r"\s+([.!?,;:])", r"\1", CITATION.sub("", text)).strip()
@@ -158,7 +160,7 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, ...]:
     return tuple(w.lower().strip(".'’/-") for w in _WORD.findall(strip_citations(text)))
 
@@ -435,7 +437,7 @@ def with_citation(sentence: str, numbers_: list[int]) -> str:
     return f"{body} {marks}{end or '.'}" if marks else f"{body}{end or '.'}"
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def normalise_phrase(text: str) -> str:
     """Lower case, punctuation and hyphens as single spaces: "Wheel-Axle" and "wheel axle" match."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
