@@ -109,15 +109,21 @@ async def search_table(table, mode: str, query: str, vector: np.ndarray | None, 
         return await _hybrid(inner, query, vector, k, where)
     if mode == "vector":
         builder = _tune_ann(inner.vector_search(vector).column("vector").distance_type("cosine"))
-    else:
-        builder = inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")
+        return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), mode)
+                for row in await _rows(builder, where, k, "_distance")]
+    return [SearchHit.from_row(row, float(row["_score"]), mode)
+            for row in await _rows(_text_query(inner, query), where, k, "_score")]
+
+
+def _text_query(inner: AsyncTable, query: str):
+    return inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")
+
+
+async def _rows(builder, where: str | None, k: int, score: str) -> list[dict]:
+    """The ``k`` best rows of a vector or full-text query, with the hit columns and ``score``."""
     if where:
         builder = builder.where(where)  # a prefilter: LanceDB filters before the nearest-neighbour search
-    score = "_distance" if mode == "vector" else "_score"
-    rows = (await builder.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()).to_pylist()
-    if mode == "vector":
-        return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), mode) for row in rows]
-    return [SearchHit.from_row(row, float(row["_score"]), mode) for row in rows]
+    return (await builder.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()).to_pylist()
 
 
 async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: int,
@@ -126,16 +132,13 @@ async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: i
     ``RRFReranker`` fuses them (vector hits first, then full-text hits not already found; a stable sort by the
     float32 sum of 1 / (rank + 60)). Run here because LanceDB's hybrid query adds a schema read and a pyarrow
     merge to every search; ``tests/store/test_search.py`` checks the two give the same hits."""
-    legs = [_tune_ann(inner.query().nearest_to(vector).column("vector")),
-            inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")]
-    if where:
-        legs = [leg.where(where) for leg in legs]
-    found = await asyncio.gather(*(leg.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()
-                                   for leg, score in zip(legs, ("_distance", "_score"))))
+    vector_query = _tune_ann(inner.query().nearest_to(vector).column("vector"))
+    legs = await asyncio.gather(_rows(vector_query, where, k, "_distance"),
+                                _rows(_text_query(inner, query), where, k, "_score"))
     fused: dict[str, float] = {}
     rows: dict[str, dict] = {}
-    for leg in found:
-        for rank, row in enumerate(leg.to_pylist(), start=1):
+    for leg in legs:
+        for rank, row in enumerate(leg, start=1):
             fused[row["chunk_id"]] = fused.get(row["chunk_id"], 0.0) + 1.0 / (rank + RRF_K)
             rows.setdefault(row["chunk_id"], row)
     scores = {cid: float(np.float32(total)) for cid, total in fused.items()}
