@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -39,6 +38,7 @@ from engine.store.schema import (
     sql_literal,
 )
 from engine.store import sentences as sentence_rows
+from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.search import (
     Outcome, Search, SearchRequest, filter_sql, run_search, run_searches,
@@ -73,10 +73,8 @@ class KnowledgeBaseStore:
 
     # -- plumbing -----------------------------------------------------------
     def _connect(self):
-        session = lancedb.Session(index_cache_size_bytes=self.settings.store_index_cache_mb * 2**20,
-                                  metadata_cache_size_bytes=self.settings.store_metadata_cache_mb * 2**20)
-        return lancedb.connect(self.settings.store_location, session=session,
-                               storage_options=self.settings.storage_options or None)
+        return tables.connect(self.settings.store_location, self.settings.store_index_cache_mb,
+                              self.settings.store_metadata_cache_mb, self.settings.storage_options)
 
     def _refresh_connection(self) -> None:
         """Every REFRESH_AFTER index rebuilds, open a fresh connection: LanceDB keeps a reader (an open file) for
@@ -85,6 +83,7 @@ class KnowledgeBaseStore:
         self._maintained += 1
         if self._maintained >= REFRESH_AFTER and not self.settings.store_location.startswith("memory://"):
             self._db, self._maintained = self._connect(), 0
+
     @property
     def embedder(self) -> AnyEmbedder:
         if self._embedder is None:

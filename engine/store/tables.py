@@ -1,0 +1,87 @@
+"""A LanceDB connection that keeps the table handles it opens.
+
+An ask used to open 15-17 tables (a base's chunks, catalogue and sentence vectors, each opened again by the
+vocabulary, the title index, the searches and the sentence read). An open costs about 0.3 ms on an idle
+machine and a good deal more during an ask, because it waits on LanceDB's event loop behind the searches:
+at 100k chunks, keeping the handles cut the engine's overhead per ask by 10-13 ms p50 (docs/benchmarks.md).
+
+A kept handle must see what a fresh open would. So the connection checks for a newer version of a table on
+every read (``read_consistency_interval`` of zero, about 0.05 ms a read): writes made through any other handle
+or process, and a table dropped and made again under the same name elsewhere, are seen at the next read, as
+``tests/store/test_tables.py`` checks. A drop made here forgets the handle at once; a drop made by another
+process is noticed at the next listing of the tables (every ask lists them), and until then a read of that
+table fails as it would have if the drop had come just after a fresh open.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from typing import Any
+
+import lancedb
+
+ALWAYS = timedelta(0)
+"""``read_consistency_interval``: look for a newer version of a table on every read."""
+
+
+def connect(uri: str, index_cache_mb: int, metadata_cache_mb: int, storage_options: dict[str, str] | None) -> Tables:
+    """A connection to the store at ``uri`` (a folder, an object store URI or ``memory://``) that keeps its table
+    handles, with LanceDB's index and metadata caches of these sizes."""
+    session = lancedb.Session(index_cache_size_bytes=index_cache_mb * 2**20,
+                              metadata_cache_size_bytes=metadata_cache_mb * 2**20)
+    return Tables(lancedb.connect(uri, session=session, read_consistency_interval=ALWAYS,
+                                  storage_options=storage_options or None))
+
+
+class Tables:
+    """A LanceDB connection (every method not named here is the connection's own) whose ``open_table`` returns
+    a handle opened once and kept; ``create_table`` keeps the handle it makes and ``drop_table`` forgets it."""
+
+    def __init__(self, db) -> None:
+        self.db = db
+        self._handles: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+    def open_table(self, name: str, **options: Any):
+        if options:  # a particular version, branch or setting: not the handle kept for plain reads
+            return self.db.open_table(name, **options)
+        with self._lock:
+            table = self._handles.get(name)
+        if table is None:
+            table = self.db.open_table(name)  # raises as LanceDB does when there is no such table
+            with self._lock:
+                table = self._handles.setdefault(name, table)
+        return table
+
+    def create_table(self, name: str, *args: Any, **kwargs: Any):
+        table = self.db.create_table(name, *args, **kwargs)
+        with self._lock:
+            self._handles[name] = table
+        return table
+
+    def drop_table(self, name: str, *args: Any, **kwargs: Any) -> None:
+        self.forget(name)
+        self.db.drop_table(name, *args, **kwargs)
+
+    def list_tables(self, *args: Any, **kwargs: Any):
+        """The connection's listing; a complete one also forgets the handles of tables no longer in it."""
+        result = self.db.list_tables(*args, **kwargs)
+        if not args and not kwargs and not getattr(result, "page_token", None):
+            listed = set(getattr(result, "tables", result))
+            with self._lock:
+                for name in [n for n in self._handles if n not in listed]:
+                    del self._handles[name]
+        return result
+
+    def forget(self, name: str) -> None:
+        with self._lock:
+            self._handles.pop(name, None)
+
+    def kept(self) -> list[str]:
+        """The names of the tables whose handles are kept."""
+        with self._lock:
+            return sorted(self._handles)

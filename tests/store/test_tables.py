@@ -1,0 +1,116 @@
+"""The store keeps the table handles it opens, and a kept handle sees what a fresh open would
+(engine/store/tables.py): other writers' documents, deletions, a base dropped and made again."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from engine.ingest import Ingestor
+from engine.store import KnowledgeBaseStore
+from engine.store.catalogue import CATALOGUE_PREFIX
+from engine.store.schema import TABLE_PREFIX
+from engine.store.search import SearchRequest
+from engine.store.sentences import SENTENCE_PREFIX
+
+pytestmark = pytest.mark.integration
+
+KB = "manuals"
+BRAKES = {"id": "brakes", "title": "Brake wear", "text": "Replace the brake pads when the wear pins are flush. "
+                                                         "Lockwire every caliper bolt after torquing it."}
+TYRES = {"id": "tyres", "title": "Tyre pressure", "text": "Check tyre pressure cold, before the first flight."}
+GALLEY = {"id": "galley", "title": "Galley", "text": "Descale the galley water boiler every 400 flight hours."}
+TABLES = {TABLE_PREFIX + KB, CATALOGUE_PREFIX + KB, SENTENCE_PREFIX + KB}
+
+
+class CountingConnection:
+    """A LanceDB connection that counts the tables opened through it."""
+
+    def __init__(self, db) -> None:
+        self.db, self.opened = db, Counter()
+
+    def __getattr__(self, name: str):
+        return getattr(self.db, name)
+
+    def open_table(self, name: str, **options):
+        self.opened[name] += 1
+        return self.db.open_table(name, **options)
+
+
+def counted(store: KnowledgeBaseStore) -> CountingConnection:
+    connection = CountingConnection(store._db.db)
+    store._db.db = connection
+    return connection
+
+
+def found(store: KnowledgeBaseStore, query: str) -> list[str]:
+    return sorted({h.doc_id for h in store.search(query, KB, mode="keyword", k=5)})
+
+
+def asks_worth_of_reads(store: KnowledgeBaseStore) -> None:
+    """What an ask reads: the base list, the vocabulary, titles, searches in every mode, sentence vectors."""
+    assert store.knowledge_base_names() == [KB]
+    store.vocabulary([KB])
+    store.title_index(KB)
+    outcomes = store.search_many([SearchRequest("brake pads", KB, mode) for mode in ("vector", "keyword", "hybrid")])
+    store.sentence_vectors([(KB, hit.chunk_id) for outcome in outcomes for hit in outcome.hits])
+
+
+def test_each_table_is_opened_once_however_many_asks_read_it(settings):
+    Ingestor(KnowledgeBaseStore(settings)).ingest_records([BRAKES, TYRES], KB)
+    reader = KnowledgeBaseStore(settings)
+    connection = counted(reader)
+    for _ in range(3):
+        asks_worth_of_reads(reader)
+    assert set(connection.opened) == TABLES
+    assert set(connection.opened.values()) == {1}, connection.opened
+    assert set(reader._db.kept()) == TABLES
+
+
+def test_a_kept_handle_sees_another_writers_documents_and_deletions_at_once(settings):
+    writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)  # two connections, as two processes
+    Ingestor(writer).ingest_records([BRAKES], KB)
+    connection = counted(reader)
+    assert found(reader, "lockwire caliper bolt") == ["brakes"]
+    assert "tyre" not in reader.vocabulary(KB).frequencies
+
+    Ingestor(writer).ingest_records([TYRES], KB)
+    assert found(reader, "tyre pressure cold") == ["tyres"]
+    assert "tyre" in reader.vocabulary(KB).frequencies
+    assert sorted(d.doc_id for d in reader.list_documents(KB)) == ["brakes", "tyres"]
+
+    writer.delete_document("brakes", KB)
+    assert found(reader, "lockwire caliper bolt") == []
+    assert [d.doc_id for d in reader.list_documents(KB)] == ["tyres"]
+    assert connection.opened[TABLE_PREFIX + KB] == 1  # all of it through the handle opened first
+
+
+def test_a_base_dropped_and_made_again_elsewhere_is_read_anew(settings):
+    writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)
+    Ingestor(writer).ingest_records([BRAKES, TYRES], KB)
+    asks_worth_of_reads(reader)
+
+    writer.drop_knowledge_base(KB)  # and made again before the reader lists the bases
+    Ingestor(writer).ingest_records([GALLEY], KB)
+    assert found(reader, "descale galley boiler") == ["galley"]
+    assert found(reader, "lockwire caliper bolt tyre") == []
+    assert [d.doc_id for d in reader.list_documents(KB)] == ["galley"]
+
+    writer.drop_knowledge_base(KB)
+    assert reader.knowledge_base_names() == []  # the listing forgets the dropped base's handles
+    assert reader._db.kept() == []
+    assert reader._find(KB) is None
+    assert not reader.exists(KB)
+
+
+def test_a_base_dropped_here_is_forgotten_at_once(settings):
+    store = KnowledgeBaseStore(settings)
+    Ingestor(store).ingest_records([BRAKES], KB)
+    asks_worth_of_reads(store)
+    store.drop_knowledge_base(KB)
+    assert store._db.kept() == []
+    assert store._find(KB) is None
+    Ingestor(store).ingest_records([TYRES], KB)
+    assert found(store, "tyre pressure cold") == ["tyres"]
+    assert found(store, "lockwire caliper bolt") == []
