@@ -29,7 +29,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from engine.answerability.question import VERSION, QuestionFocus, analyse, identifies, outside_subjects
-from engine.answerability.relations import cued, said
+from engine.answerability.relations import cued, said, tag_ahead
 from engine.answerability.sides import nearest_value, sides
 from engine.periods import about, asked_period
 from engine.answerability.spans import prime, typed_values
@@ -137,6 +137,11 @@ class AnswerabilityEvaluator:
     def __init__(self, cache: VectorCache | None = None, *, model_name: str | None = None) -> None:
         self.cache = cache or VectorCache.shared(model_name=model_name)
         self.name = "offline-answerability"
+
+    def prepare(self, question: str) -> None:
+        """Start reading ``question``'s parts of speech in the background: the pipeline calls this before
+        retrieval, which mostly waits on the store, and :meth:`run` then finds the question tagged."""
+        tag_ahead(question)
 
     def run(self, question: str, intent: Intent, evidence: Sequence[Evidence],
             known_vectors: Mapping[str, np.ndarray] | None = None) -> Answerability:

@@ -90,8 +90,8 @@ class ScopedStore:
             raise self._missing(kb)
         return self.inner.count_chunks(kb, doc_id)
 
-    def vocabulary(self, kb: str | Sequence[str] | None = None):
-        return self.inner.vocabulary(self._names(kb))
+    def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None):
+        return self.inner.vocabulary(self._names(kb) if known is None or kb is not None else list(known), known)
 
     def title_index(self, kb: str):
         return self.inner.title_index(self._readable(kb))

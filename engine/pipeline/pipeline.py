@@ -111,9 +111,10 @@ class Pipeline:
         if not question or not question.strip():
             raise EngineError("The question is empty; type a question about your documents.")
         with tracer.span("perception"):
+            known = self.store.knowledge_base_names()  # listed once per ask: the vocabulary and the tasks read it
             resolved = resolve_followup(question, options.previous_question, self.perception)
             asked, question = question, resolved.text
-            intent = self.perception.run(question, vocabulary=self.store.vocabulary(options.knowledge_bases))
+            intent = self.perception.run(question, vocabulary=self.store.vocabulary(options.knowledge_bases, known))
         state["intent"] = intent
         followup = {"followup": {"asked": asked, "resolved": question, "from": resolved.resolved_from,
                                  "explanation": resolved.explanation}} if resolved.is_followup else {}
@@ -127,7 +128,6 @@ class Pipeline:
             else:
                 version, strategy = self.strategies.active()
             state["strategy_version"] = version
-            known = self.store.knowledge_base_names()  # listed once per ask
             bases = list(options.knowledge_bases or known)
             if not bases:
                 raise KnowledgeBaseError("There are no knowledge bases yet; upload documents on the Documents page "
@@ -147,6 +147,7 @@ class Pipeline:
         widened = False
         excluded: set[str] = set()
         understood = intent.corrected_query or question  # with misspellings corrected
+        self.answerability.prepare(understood)  # read while retrieval waits on the store
         while True:
             with tracer.span("retrieval"):
                 retrieved = self.retriever.run(tasks, intent, strategy)

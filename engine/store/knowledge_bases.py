@@ -299,12 +299,11 @@ class KnowledgeBaseStore:
         where = f"doc_id = {sql_literal(check_doc_id(doc_id))}" if doc_id else None
         return table.count_rows(where)
 
-    def vocabulary(self, kb: str | Sequence[str] | None = None) -> Vocabulary:
-        """The words of one, several or all knowledge bases (bases that do not exist are skipped).
-
-        Built from the keyword-indexed text on first use and kept until the table's version changes.
-        """
-        known = self.knowledge_base_names()
+    def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None) -> Vocabulary:
+        """The words of one, several or all knowledge bases (bases that do not exist are skipped; ``known``: the
+        bases there are, when the caller has just listed them). Built from the keyword-indexed text on first use
+        and kept until the table's version changes."""
+        known = self.knowledge_base_names() if known is None else known
         names = known if kb is None else [kb] if isinstance(kb, str) else list(kb)
         parts, key = [], []
         for name in (n for n in names if n in known):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+
 import pytest
 
 pytestmark = pytest.mark.integration  # spaCy's tagger
@@ -59,3 +64,51 @@ def test_a_thing_the_question_describes_instead_of_naming_is_its_bridge():
     assert bridge_noun("Harbour Lights is a television series that follows sailors; who presents it?") == ""
     assert bridge_noun("When must the oil level be checked on the A320 compared with the B737?") == ""
     assert bridge_noun("What is the boiling point of ethanol?") == ""
+
+
+def test_a_question_tagged_ahead_is_tagged_once_and_read_the_same(monkeypatch):
+    """The pipeline tags the question while retrieval runs; the check then waits for that Doc, not a second run."""
+    from engine.answerability import relations
+    from engine.perception import entities
+
+    calls = []
+    tagger = entities.load_tagger()
+    monkeypatch.setattr(entities, "load_tagger",
+                        lambda: lambda text: calls.append((text, threading.current_thread().name)) or tagger(text))
+    question = "Which engineer signed the release certificate of the tagged-ahead aircraft?"
+    relations.tag_ahead(question)
+    relations.tag_ahead(question)  # asked twice before it is read: still tagged once
+    doc = relations.tagged(question)
+    assert [text for text, _ in calls] == [question]
+    assert calls[0][1].startswith("tag-ahead")  # on the background thread
+    assert [(t.text, t.pos_) for t in doc] == [(t.text, t.pos_) for t in tagger(question)]
+    assert relations.tagged(question) is doc  # and remembered after
+    assert relations.asked_head(question) == "engineer"
+    assert len(calls) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_tags_ahead_even_if_the_parent_was_tagging_when_it_forked():
+    from engine.answerability import relations
+
+    relations.tagged("What is warmed up before the fork?")  # the tagger is loaded in the parent
+    with relations._TAGGER_LOCK:  # the parent's tagging thread holds the lock at the moment of the fork
+        pid = os.fork()
+        if pid == 0:
+            try:
+                question = "Which child question is tagged after the fork?"
+                relations.tag_ahead(question)
+                code = 0 if relations.asked_head(question) == "question" else 1
+            except BaseException:  # noqa: BLE001 - any failure is the child's exit code
+                code = 2
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung on the tagger's lock")

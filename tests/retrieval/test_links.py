@@ -79,6 +79,9 @@ class Recording:
     def __init__(self, inner) -> None:
         self.inner, self.known = inner, {}
 
+    def prepare(self, question):
+        self.inner.prepare(question)
+
     def run(self, question, intent, evidence, known_vectors=None):
         self.known = dict(known_vectors or {})
         return self.inner.run(question, intent, evidence, known_vectors=known_vectors)

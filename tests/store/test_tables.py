@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from engine.ingest import Ingestor
+from engine.pipeline import AskOptions, Pipeline
 from engine.store import KnowledgeBaseStore
 from engine.store.catalogue import CATALOGUE_PREFIX
 from engine.store.schema import TABLE_PREFIX
@@ -37,6 +38,10 @@ class CountingConnection:
         self.opened[name] += 1
         return self.db.open_table(name, **options)
 
+    def list_tables(self, *args, **kwargs):
+        self.opened["(listing)"] += 1
+        return self.db.list_tables(*args, **kwargs)
+
 
 def counted(store: KnowledgeBaseStore) -> CountingConnection:
     connection = CountingConnection(store._db.db)
@@ -50,8 +55,9 @@ def found(store: KnowledgeBaseStore, query: str) -> list[str]:
 
 def asks_worth_of_reads(store: KnowledgeBaseStore) -> None:
     """What an ask reads: the base list, the vocabulary, titles, searches in every mode, sentence vectors."""
-    assert store.knowledge_base_names() == [KB]
-    store.vocabulary([KB])
+    known = store.knowledge_base_names()
+    assert known == [KB]
+    store.vocabulary([KB], known)
     store.title_index(KB)
     outcomes = store.search_many([SearchRequest("brake pads", KB, mode) for mode in ("vector", "keyword", "hybrid")])
     store.sentence_vectors([(KB, hit.chunk_id) for outcome in outcomes for hit in outcome.hits])
@@ -63,6 +69,7 @@ def test_each_table_is_opened_once_however_many_asks_read_it(settings):
     connection = counted(reader)
     for _ in range(3):
         asks_worth_of_reads(reader)
+    assert connection.opened.pop("(listing)") == 3
     assert set(connection.opened) == TABLES
     assert set(connection.opened.values()) == {1}, connection.opened
     assert set(reader._db.kept()) == TABLES
@@ -114,3 +121,15 @@ def test_a_base_dropped_here_is_forgotten_at_once(settings):
     Ingestor(store).ingest_records([TYRES], KB)
     assert found(store, "tyre pressure cold") == ["tyres"]
     assert found(store, "lockwire caliper bolt") == []
+
+
+def test_an_ask_lists_the_store_once_and_opens_no_table_it_has_opened_before(settings):
+    store = KnowledgeBaseStore(settings)
+    Ingestor(store).ingest_records([BRAKES, TYRES], KB)
+    pipeline = Pipeline(settings, store)
+    options = AskOptions(provider="offline")
+    pipeline.run("When must the brake pads be replaced?", options)
+    connection = counted(store)
+    answer = pipeline.run("How should the tyre pressure be checked?", options)
+    assert answer.evidence and answer.status != "failure"
+    assert connection.opened == {"(listing)": 1}
