@@ -2,8 +2,8 @@
 
 An ask used to open 15-17 tables (a base's chunks, catalogue and sentence vectors, each opened again by the
 vocabulary, the title index, the searches and the sentence read). An open costs about 0.3 ms on an idle
-machine and a good deal more during an ask, because it waits on LanceDB's event loop behind the searches:
-at 100k chunks, keeping the handles cut the engine's overhead per ask by 10-13 ms p50 (docs/benchmarks.md).
+machine and more during an ask, because it waits on LanceDB's event loop behind the searches: at 100k chunks,
+keeping the handles took 4-8 ms p50 off the engine's overhead per ask (docs/benchmarks.md).
 
 A kept handle must see what a fresh open would. So the connection checks for a newer version of a table on
 every read (``read_consistency_interval`` of zero, about 0.05 ms a read): writes made through any other handle
