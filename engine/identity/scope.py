@@ -91,7 +91,8 @@ class ScopedStore:
         return self.inner.count_chunks(kb, doc_id)
 
     def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None):
-        return self.inner.vocabulary(self._names(kb) if known is None or kb is not None else list(known), known)
+        names = list(known) if kb is None and known is not None else self._names(kb)  # known: listed here just now
+        return self.inner.vocabulary(names, known)
 
     def title_index(self, kb: str):
         return self.inner.title_index(self._readable(kb))

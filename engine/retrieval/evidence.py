@@ -24,7 +24,9 @@ def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:
 
 
 def fit_text(text: str, budget: int) -> str:
-    """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis)."""
+    """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis). What is kept
+    is the text's own beginning, line breaks and headings included, so its sentences read as the stored chunk's
+    do (and the check finds their stored vectors)."""
     if len(text) <= budget:
         return text
     kept = ""
@@ -32,7 +34,20 @@ def fit_text(text: str, budget: int) -> str:
         if len(kept) + len(sentence) + 1 > budget:
             break
         kept = f"{kept} {sentence}".strip()
-    return (kept or text[: max(budget - 1, 1)].rstrip()) + " …"
+    if not kept:
+        return text[: max(budget - 1, 1)].rstrip() + " …"
+    return _prefix_with(text, len(kept.replace(" ", ""))).rstrip() + " …"
+
+
+def _prefix_with(text: str, visible: int) -> str:
+    """The shortest beginning of ``text`` holding ``visible`` characters that are not whitespace."""
+    seen = 0
+    for index, char in enumerate(text):
+        if not char.isspace():
+            seen += 1
+            if seen == visible:
+                return text[: index + 1]
+    return text
 
 
 def evidence_meta(hit: SearchHit) -> EvidenceMeta:

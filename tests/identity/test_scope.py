@@ -27,6 +27,7 @@ def test_unreadable_bases_do_not_exist_for_reads(store):
     assert all(h.knowledge_base == "manuals" for h in view.search("zephyrine manifold tolerance", k=10))
     assert view.search("zephyrine manifold", mode="keyword") == []
     assert "zephyrine" not in view.vocabulary() and "zephyrine" in store.vocabulary()
+    assert "zephyrine" not in view.vocabulary(None, view.knowledge_base_names())  # as an ask reads it
     for call in (lambda: view.search("x", "faq"), lambda: view.list_documents("faq"),
                  lambda: view.get_document("secret-note", "faq"), lambda: view.vocabulary(["faq"]),
                  lambda: view.document_hashes("faq"), lambda: view.count_chunks("faq"),

@@ -98,6 +98,21 @@ def test_budget_helpers():
     assert fit_text("First sentence here. Second one is long.", 25) == "First sentence here. …"
 
 
+def test_a_cut_chunk_keeps_its_own_beginning_so_its_sentences_read_as_the_stored_ones():
+    """Line breaks and headings stay: the check splits the cut text into the sentences stored for the chunk (and
+    finds their vectors), where a text rejoined with single spaces read "Purpose This advisory circular ..."."""
+    from engine.reflection.units import read_sentences
+
+    text = ("# AC 121-OIL-1\n\n## 1. Purpose\n\nThis circular gives guidance on oil consumption monitoring.\n"
+            "Operators should trend consumption per engine.\n\n## 2. Limits\n\nThe alert level is 80 % of the "
+            "maximum consumption published in the AMM for each engine type.")
+    cut = fit_text(text, 120)
+    assert cut.endswith(" …") and cut.startswith("# AC 121-OIL-1\n\n## 1. Purpose\n\nThis circular")
+    assert text.startswith(cut.removesuffix(" …"))
+    stored, kept = read_sentences(text), read_sentences(cut)
+    assert kept[:-1] == stored[: len(kept) - 1] and len(kept) >= 3
+
+
 def test_no_hits_gives_no_evidence():
     assert fuse([TaskRun(task(1.0), (), 1.0)]) == ([], 0, 0)
 
