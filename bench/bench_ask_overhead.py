@@ -145,7 +145,9 @@ def in_processes(data: Path, args: argparse.Namespace) -> list[dict]:
                    "--max-asks", str(args.max_asks), "--backend", args.backend]
         if args.follow_links is not None:
             command += ["--follow-links", str(args.follow_links)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"A worker process failed ({' '.join(command)}):\n{done.stderr[-3000:]}")
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return runs
 
