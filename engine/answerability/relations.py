@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from functools import lru_cache
 
 from engine.answerability.question import (HEAD_WORDS, QUESTION_WORDS, QuestionFocus, interrogative, noun_type,
                                            outside_subjects, wh_phrase)
+from engine.fork_safe import ForkSafePool
 from engine.reflection.text import STOPWORDS, stem, verb_stem, words
 
 
@@ -53,13 +54,12 @@ _TAGGER_LOCK = threading.Lock()
 _AHEAD_LOCK = threading.Lock()
 _AHEAD: dict[str, Future] = {}
 _AHEAD_SIZE = 16
-_TAGGING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tag-ahead")
+_TAGGING = ForkSafePool(1, "tag-ahead")
 
 
 def _reset_after_fork() -> None:
     """In a forked child: the parent's tagging thread is gone, and it may have held the locks."""
-    global _TAGGING, _TAGGER_LOCK, _AHEAD_LOCK
-    _TAGGING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tag-ahead")
+    global _TAGGER_LOCK, _AHEAD_LOCK
     _TAGGER_LOCK, _AHEAD_LOCK = threading.Lock(), threading.Lock()
     _AHEAD.clear()
 

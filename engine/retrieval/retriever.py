@@ -3,15 +3,14 @@ credibility breaking near-ties only; fit the context budget."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
 
+from engine.fork_safe import ForkSafePool
 from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
 from engine.results import Evidence, Intent, RetrievalTask
@@ -21,22 +20,9 @@ from engine.retrieval.links import follow_links, title_indexes
 from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
 
 
-def _new_reader() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="store-reads")
-
-
-_READER = _new_reader()
+_READER = ForkSafePool(4, "store-reads")
 """Reads what an ask needs beside its searches: the bases' title indexes while the searches run, the evidence's
 stored sentence vectors while the link hop runs."""
-
-
-def _reset_after_fork() -> None:
-    global _READER
-    _READER = _new_reader()  # the parent's threads do not exist in a forked child
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_after_fork)
 
 OUTSIDE_WINDOW_RELEVANCE = 0.9
 """Relevance kept by a chunk known to be about another period than the question's window (its title's year, else
