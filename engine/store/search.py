@@ -104,37 +104,49 @@ async def search_table(table, mode: str, query: str, vector: np.ndarray | None, 
                        where: str | None) -> list[SearchHit]:
     """One query on one table; scores are higher-is-better in every mode; hits carry their stored vector."""
     _check(mode, k)
-    inner = _async_table(table)
-    if mode == "hybrid":
-        return await _hybrid(inner, query, vector, k, where)
-    if mode == "vector":
-        builder = _tune_ann(inner.vector_search(vector).column("vector").distance_type("cosine"))
-        return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), mode)
-                for row in await _rows(builder, where, k, "_distance")]
-    return [SearchHit.from_row(row, float(row["_score"]), mode)
-            for row in await _rows(_text_query(inner, query), where, k, "_score")]
+    legs = _Legs()
+    search = Search(table, mode, query, vector, k, where)
+    legs.plan(search)
+    return await legs.hits(search)
 
 
 def _text_query(inner: AsyncTable, query: str):
     return inner.query().nearest_to_text(with_identifier_tokens(query), columns="search_text")
 
 
+def _vector_query(inner: AsyncTable, vectors: Sequence[np.ndarray], metric: str | None):
+    """One nearest-neighbour query for one or several vectors; LanceDB runs several as one plan (one index search
+    or table scan per vector) and numbers their rows by ``query_index``."""
+    builder = inner.query().nearest_to(vectors[0] if len(vectors) == 1 else list(vectors)).column("vector")
+    return _tune_ann(builder.distance_type(metric) if metric else builder)
+
+
 async def _rows(builder, where: str | None, k: int, score: str) -> list[dict]:
-    """The ``k`` best rows of a vector or full-text query, with the hit columns and ``score``."""
+    """The ``k`` best rows of a vector or full-text query (per query vector), with the hit columns and ``score``."""
     if where:
         builder = builder.where(where)  # a prefilter: LanceDB filters before the nearest-neighbour search
-    return (await builder.limit(k).select(META_COLUMNS + ["vector", score]).to_arrow()).to_pylist()
+    return (await collect(builder.limit(k).select(META_COLUMNS + ["vector", score]))).to_pylist()
 
 
-async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: int,
-                  where: str | None) -> list[SearchHit]:
-    """The vector and full-text legs at once, fused by reciprocal rank exactly as LanceDB's hybrid query with its
-    ``RRFReranker`` fuses them (vector hits first, then full-text hits not already found; a stable sort by the
-    float32 sum of 1 / (rank + 60)). Run here because LanceDB's hybrid query adds a schema read and a pyarrow
-    merge to every search; ``tests/store/test_search.py`` checks the two give the same hits."""
-    vector_query = _tune_ann(inner.query().nearest_to(vector).column("vector"))
-    legs = await asyncio.gather(_rows(vector_query, where, k, "_distance"),
-                                _rows(_text_query(inner, query), where, k, "_score"))
+async def collect(builder) -> pa.Table:
+    """Run a LanceDB query and collect its rows, as ``to_arrow`` does but without the table-schema read that
+    ``to_arrow`` adds to every query (it looks for blob columns, which the workbench's tables never have): about
+    0.2 ms of CPU a query, ten queries an ask. ``tests/store/test_search_many.py`` fails if a LanceDB upgrade changes
+    the builders this relies on."""
+    inner = getattr(builder, "_inner", None)
+    if inner is None or not hasattr(inner, "execute"):
+        raise SearchError(f"LanceDB {lancedb.__version__} changed its query builders; "
+                          "engine/store/search.py needs updating.")
+    stream = await inner.execute()
+    return pa.Table.from_batches([batch async for batch in stream], schema=stream.schema)
+
+
+def _fuse(legs: Sequence[list[dict]], k: int) -> list[SearchHit]:
+    """The vector and full-text legs of a hybrid search fused by reciprocal rank exactly as LanceDB's hybrid query
+    with its ``RRFReranker`` fuses them (vector hits first, then full-text hits not already found; a stable sort by
+    the float32 sum of 1 / (rank + 60)). Done here because LanceDB's hybrid query adds a schema read and a pyarrow
+    merge to every search, and runs its legs apart from the other searches' (see ``_Legs``);
+    ``tests/store/test_search.py`` checks the two give the same hits."""
     fused: dict[str, float] = {}
     rows: dict[str, dict] = {}
     for leg in legs:
@@ -144,6 +156,93 @@ async def _hybrid(inner: AsyncTable, query: str, vector: np.ndarray | None, k: i
     scores = {cid: float(np.float32(total)) for cid, total in fused.items()}
     order = sorted(rows, key=lambda cid: -scores[cid])  # stable: ties keep the vector leg's order
     return [SearchHit.from_row(rows[cid], scores[cid], "hybrid") for cid in order[:k]]
+
+
+VECTOR_METRIC = {"vector": "cosine", "hybrid": None}
+"""The distance a search mode's vector leg asks for: cosine for vector searches (their scores are 1 - distance);
+LanceDB's default for the vector leg of a hybrid search, as LanceDB's own hybrid query asks (only its rank counts).
+With the ANN index both use the index's cosine."""
+
+
+class _Legs:
+    """The LanceDB queries behind some searches, each run once: the vector legs of searches of one table with one
+    filter, ``k`` and metric are one query with several vectors (three vector legs of an ask on 100k chunks took
+    7.1 ms of CPU as one query against 10.2 ms apart; on a 52-row base 3.6 against 8.0 ms); a keyword search and a
+    hybrid search of one text share their full-text leg. Each search gets the rows its own queries would give
+    (``tests/store/test_search_many.py``)."""
+
+    def __init__(self) -> None:
+        self._vectors: dict[tuple, list[np.ndarray]] = {}  # leg key -> its query vectors
+        self._texts: dict[tuple, tuple] = {}  # leg key -> (inner table, text, where, k)
+        self._inner: dict[int, AsyncTable] = {}
+        self._runs: dict[tuple, asyncio.Future] = {}
+
+    def _vector_leg(self, search: Search) -> tuple[tuple, int]:
+        if search.vector is None:
+            raise SearchError(f"A {search.mode} search needs a query vector.")
+        key = ("vector", id(search.table), search.where, search.k, VECTOR_METRIC[search.mode])
+        vectors = self._vectors.setdefault(key, [])
+        vector = np.asarray(search.vector, dtype=np.float32)
+        for index, known in enumerate(vectors):
+            if np.array_equal(known, vector):
+                return key, index
+        vectors.append(vector)
+        return key, len(vectors) - 1
+
+    def _text_leg(self, search: Search) -> tuple:
+        key = ("text", id(search.table), search.query, search.where, search.k)
+        self._texts.setdefault(key, (search.query, search.where, search.k))
+        return key
+
+    def plan(self, search: Search) -> None:
+        """Add ``search``'s legs (raises what the search would raise: a bad mode or k, a missing vector)."""
+        _check(search.mode, search.k)
+        self._inner.setdefault(id(search.table), _async_table(search.table))
+        if search.mode in ("vector", "hybrid"):
+            self._vector_leg(search)
+        if search.mode in ("keyword", "hybrid"):
+            self._text_leg(search)
+
+    def _run(self, key: tuple) -> asyncio.Future:
+        """The leg's query, started on first use and shared (call on the event loop)."""
+        if key not in self._runs:
+            inner = self._inner[key[1]]
+            if key[0] == "vector":
+                vectors, (_, _, where, k, metric) = self._vectors[key], key
+                self._runs[key] = asyncio.ensure_future(
+                    _split(_rows(_vector_query(inner, vectors, metric), where, k, "_distance"), len(vectors)))
+            else:
+                query, where, k = self._texts[key]
+                self._runs[key] = asyncio.ensure_future(_rows(_text_query(inner, query), where, k, "_score"))
+        return self._runs[key]
+
+    async def hits(self, search: Search) -> list[SearchHit]:
+        """``search``'s hits from its legs (planned with :meth:`plan`); scores are higher-is-better in every mode."""
+        if search.mode == "keyword":
+            return [SearchHit.from_row(row, float(row["_score"]), "keyword")
+                    for row in await self._run(self._text_leg(search))]
+        key, index = self._vector_leg(search)
+        if search.mode == "vector":
+            return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), "vector")
+                    for row in (await self._run(key))[index]]
+        nearest, text = await asyncio.gather(self._run(key), self._run(self._text_leg(search)))
+        return _fuse([nearest[index], text], search.k)
+
+    def start(self) -> None:
+        """Start every planned leg at once (call on the event loop)."""
+        for key in (*self._vectors, *self._texts):
+            self._run(key)
+
+
+async def _split(rows: Coroutine, vectors: int) -> list[list[dict]]:
+    """The rows of a query with ``vectors`` query vectors, per vector (in LanceDB's order)."""
+    found = await rows
+    if vectors == 1:
+        return [found]
+    per_vector: list[list[dict]] = [[] for _ in range(vectors)]
+    for row in found:
+        per_vector[row.pop("query_index")].append(row)
+    return per_vector
 
 
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:
@@ -190,7 +289,8 @@ class Outcome:
 
 
 def run_searches(searches: Sequence[Search]) -> list[Outcome]:
-    """Run searches at once on LanceDB's event loop; an identical search runs once and its outcome is shared.
+    """Run searches at once on LanceDB's event loop; an identical search runs once and its outcome is shared, and
+    searches share the LanceDB queries they can (see ``_Legs``).
 
     On two cores, five hybrid searches of an ask (two over 100k chunks) took about 21 ms this way against 43 ms
     one after the other (docs/benchmarks.md, "searches at once"). One failing search does not sink the others:
@@ -198,16 +298,29 @@ def run_searches(searches: Sequence[Search]) -> list[Outcome]:
     distinct: dict[tuple, Search] = {}
     for search in searches:
         distinct.setdefault(search.key(), search)
-
-    async def timed(search: Search) -> Outcome:
-        started = time.perf_counter()
+    legs = _Legs()
+    unplanned: dict[tuple, Exception] = {}
+    for key, search in distinct.items():
         try:
-            hits = await search_table(search.table, search.mode, search.query, search.vector, search.k, search.where)
+            legs.plan(search)
+        except Exception as exc:  # noqa: BLE001 - kept with its search, shown in the trace
+            unplanned[key] = exc
+
+    async def timed(key: tuple, search: Search, started: float) -> Outcome:
+        if key in unplanned:
+            return Outcome((), 0.0, unplanned[key])
+        try:
+            hits = await legs.hits(search)
             return Outcome(tuple(hits), (time.perf_counter() - started) * 1000)
         except Exception as exc:  # noqa: BLE001 - kept with its search, shown in the trace
             return Outcome((), (time.perf_counter() - started) * 1000, exc)
 
-    outcomes = dict(zip(distinct, run_all([timed(s) for s in distinct.values()])))
+    async def every() -> list[Outcome]:
+        started = time.perf_counter()
+        legs.start()
+        return list(await asyncio.gather(*[timed(key, search, started) for key, search in distinct.items()]))
+
+    outcomes = dict(zip(distinct, LOOP.run(every()))) if distinct else {}
     return [outcomes[search.key()] for search in searches]
 
 
@@ -221,4 +334,4 @@ def run_all(coroutines: Sequence[Coroutine]) -> list:
 
 async def read_rows(table, where: str, columns: list[str]) -> pa.Table:
     """The rows of ``table`` matching ``where``, with ``columns``."""
-    return await _async_table(table).query().where(where).select(columns).to_arrow()
+    return await collect(_async_table(table).query().where(where).select(columns))

@@ -78,3 +78,80 @@ def test_lancedb_still_wraps_an_asynchronous_table(filled):
     """The searches run on LanceDB's asynchronous tables behind its synchronous handles; an upgrade that changes
     this must fail here, not in a user's ask."""
     assert isinstance(_async_table(filled._db.open_table(TABLE_PREFIX + "manuals")), AsyncTable)
+
+
+def _count_queries(monkeypatch) -> list[int]:
+    """The LanceDB queries the searches run, counted."""
+    from engine.store import search
+
+    ran = [0]
+    real = search.collect
+
+    async def counted(builder):
+        ran[0] += 1
+        return await real(builder)
+
+    monkeypatch.setattr(search, "collect", counted)
+    return ran
+
+
+def _same_as_alone(store, requests, outcomes):
+    for request, outcome in zip(requests, outcomes):
+        alone = store.search(request.query, request.kb, request.mode, request.k, request.filters, request.vector)
+        assert outcome.error is None and outcome.hits, request
+        assert [(h.chunk_id, h.score) for h in outcome.hits] == [(h.chunk_id, h.score) for h in alone], request
+
+
+def test_searches_of_one_table_share_their_queries(filled, monkeypatch):
+    """Vector legs of one table, filter, k and metric run as one query with several vectors; a keyword and a hybrid
+    search of one text share the full-text query. Each search still gets what its own search gets."""
+    vector = {q: filled.embedder.encode_one(q) for q in ("axle nut torque", "brake temperature sensor", "tyre")}
+    since = SearchFilters(since=date(2020, 1, 1))
+    requests = [SearchRequest("axle nut torque", "manuals", "vector", 5, vector=vector["axle nut torque"]),
+                SearchRequest("brake temperature sensor", "manuals", "vector", 5,
+                              vector=vector["brake temperature sensor"]),
+                SearchRequest("tyre", "manuals", "vector", 5, since, vector["tyre"]),  # its own filter: its own query
+                SearchRequest("axle nut torque", "manuals", "hybrid", 5, vector=vector["axle nut torque"]),
+                SearchRequest("axle nut torque", "manuals", "keyword", 5),
+                SearchRequest("tyre", "faq", "hybrid", 5, vector=vector["tyre"])]
+    ran = _count_queries(monkeypatch)
+    outcomes = filled.search_many(requests)
+    # manuals: cosine vectors (2 in one query), the filtered one, the hybrid's vector leg, the shared text; faq: 2
+    assert ran[0] == 6
+    _same_as_alone(filled, requests, outcomes)
+
+
+def test_several_vectors_in_one_query_match_their_own_searches_on_an_ann_index(tmp_path, settings, monkeypatch):
+    from engine.ingest import Ingestor
+    from engine.store import KnowledgeBaseStore
+
+    store = KnowledgeBaseStore(settings.model_copy(update={"ann_index_min_rows": 256, "data_dir": tmp_path / "ann"}))
+    Ingestor(store).ingest_records([{"id": f"d{i}", "title": f"Doc {i}",
+                                     "text": f"Record {i} about part {i * 7} and task {i % 13}."} for i in range(300)],
+                                   "big")
+    assert store.list_knowledge_bases()[0].has_vector_index
+    queries = ["Record 42 about part 294", "task 7", "part 70 and task 10"]
+    requests = [SearchRequest(q, "big", mode, 8, vector=store.embedder.encode_one(q))
+                for mode in ("vector", "hybrid") for q in queries]
+    ran = _count_queries(monkeypatch)
+    outcomes = store.search_many(requests)
+    assert ran[0] == 2 + 3  # one query per metric for the six vector legs, and the three texts
+    _same_as_alone(store, requests, outcomes)
+
+
+def test_queries_are_collected_as_lancedb_collects_them(filled):
+    """``collect`` skips ``to_arrow``'s schema read through LanceDB's query builders; an upgrade that changes them
+    must fail here, not in a user's ask."""
+    from lancedb.background_loop import LOOP
+
+    from engine.store.search import collect
+
+    table = _async_table(filled._open("manuals"))
+    vector = filled.embedder.encode_one("axle nut torque")
+    for builder in (lambda: table.query().where("authority >= 1").select(["chunk_id", "text"]),
+                    lambda: table.query().nearest_to(vector).column("vector").limit(4),
+                    lambda: table.query().nearest_to([vector, vector * 0.5]).column("vector").limit(4),
+                    lambda: table.query().nearest_to_text("torque", columns="search_text").limit(4)):
+        expected = LOOP.run(builder().to_arrow())
+        assert expected.num_rows > 0
+        assert LOOP.run(collect(builder())).equals(expected)
