@@ -15,31 +15,25 @@ from __future__ import annotations
 import os
 import re
 import threading
-from concurrent.futures import Future
 from functools import lru_cache
 
 from engine.answerability.question import (HEAD_WORDS, QUESTION_WORDS, QuestionFocus, interrogative, noun_type,
                                            outside_subjects, wh_phrase)
-from engine.fork_safe import ForkSafePool
+from engine.fork_safe import Ahead
 from engine.reflection.text import STOPWORDS, stem, verb_stem, words
 
 
 def tagged(question: str):
     """``question`` tagged for part of speech (a spaCy Doc), once per question for the three readings below;
     waits for the tagging :func:`tag_ahead` started, if any."""
-    with _AHEAD_LOCK:
-        ahead = _AHEAD.pop(question, None)
+    ahead = _TAGGING.take(question)
     return ahead.result() if ahead is not None else _tagged(question)
 
 
 def tag_ahead(question: str) -> None:
     """Start tagging ``question`` on a background thread. The pipeline calls this before retrieval, whose time
     is mostly spent waiting on the store, so the check finds the question tagged (about 3 ms a question)."""
-    with _AHEAD_LOCK:
-        if question not in _AHEAD:
-            _AHEAD[question] = _TAGGING.submit(_tagged, question)
-        while len(_AHEAD) > _AHEAD_SIZE:  # questions tagged ahead and never checked (their retrieval failed)
-            _AHEAD.pop(next(iter(_AHEAD)))
+    _TAGGING.start(question, _tagged, question)
 
 
 @lru_cache(maxsize=256)
@@ -51,17 +45,13 @@ def _tagged(question: str):
 
 
 _TAGGER_LOCK = threading.Lock()
-_AHEAD_LOCK = threading.Lock()
-_AHEAD: dict[str, Future] = {}
-_AHEAD_SIZE = 16
-_TAGGING = ForkSafePool(1, "tag-ahead")
+_TAGGING = Ahead("tag-ahead")
 
 
 def _reset_after_fork() -> None:
-    """In a forked child: the parent's tagging thread is gone, and it may have held the locks."""
-    global _TAGGER_LOCK, _AHEAD_LOCK
-    _TAGGER_LOCK, _AHEAD_LOCK = threading.Lock(), threading.Lock()
-    _AHEAD.clear()
+    """In a forked child: the parent's tagging thread is gone, and it may have held the lock."""
+    global _TAGGER_LOCK
+    _TAGGER_LOCK = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -10,7 +10,7 @@ from datetime import date
 
 import numpy as np
 
-from engine.fork_safe import ForkSafePool
+from engine.fork_safe import Ahead, ForkSafePool
 from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
 from engine.results import Evidence, Intent, RetrievalTask
@@ -23,6 +23,9 @@ from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
 _READER = ForkSafePool(4, "store-reads")
 """Reads what an ask needs beside its searches: the bases' title indexes while the searches run, the evidence's
 stored sentence vectors while the link hop runs."""
+
+_EMBEDDING = Ahead("embed-ahead")
+"""Questions embedded while perception reads them (see ``Retriever.prepare``), by (embedder, text)."""
 
 OUTSIDE_WINDOW_RELEVANCE = 0.9
 """Relevance kept by a chunk known to be about another period than the question's window (its title's year, else
@@ -65,6 +68,22 @@ class Retriever:
         self.store = store
         self.today = today
 
+    def prepare(self, question: str) -> None:
+        """Start embedding ``question`` on a background thread. The pipeline calls this before perception, whose
+        spaCy pass keeps one core busy, so the searches find the question's vector ready (its tasks search the
+        question as asked unless a word was misspelt)."""
+        embedder = self.store.embedder
+        _EMBEDDING.start((embedder, question), embedder.encode_one, question)
+
+    def _embed(self, queries: Sequence[str]) -> dict[str, np.ndarray]:
+        """The queries' vectors: those :meth:`prepare` started, waited for; the others embedded in one call."""
+        embedder = self.store.embedder
+        ahead = {query: started for query in queries if (started := _EMBEDDING.take((embedder, query))) is not None}
+        rest = [query for query in queries if query not in ahead]
+        vectors = dict(zip(rest, embedder.encode(rest))) if rest else {}
+        vectors.update({query: started.result() for query, started in ahead.items()})
+        return vectors
+
     def _search(self, tasks: Sequence[RetrievalTask], vectors: dict[str, np.ndarray]) -> list[TaskRun]:
         """Every task's search at once (see ``KnowledgeBaseStore.search_many``); a failing task keeps its error
         and does not sink the others."""
@@ -83,7 +102,7 @@ class Retriever:
         # the title indexes the link hop reads depend on the bases only: fetched while the searches run
         indexes = _READER.submit(title_indexes, self.store, bases) if strategy.follow_links > 0 else None
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
-        vectors = dict(zip(queries, self.store.embedder.encode(queries)))
+        vectors = self._embed(queries)
         t1 = time.perf_counter()
         runs = self._search(tasks, vectors)
         t2 = time.perf_counter()

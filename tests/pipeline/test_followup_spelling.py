@@ -93,3 +93,19 @@ def test_a_question_that_stands_alone_is_answered_as_asked(pipeline):
     question = "And what is the tyre pressure for the B737?"
     answer = pipeline.run(question, FAST.model_copy(update={"previous_question": TORQUE}))
     assert answer.question == question and "followup" not in answer.extra
+
+
+def test_the_question_is_embedded_while_perception_reads_it(pipeline, monkeypatch):
+    import threading
+
+    embedder, calls = pipeline.store.embedder, []
+    real = embedder.encode
+    monkeypatch.setattr(embedder, "encode",
+                        lambda texts: calls.append((list(texts), threading.current_thread().name)) or real(texts))
+    question = "What is the final torque for the A320 main wheel axle nut, embedded ahead?"
+    pipeline.run(question, FAST)
+    assert [name[:11] for texts, name in calls if question in texts] == ["embed-ahead"]
+    calls.clear()  # a misspelt question is searched as corrected: that text is embedded with the searches
+    answer = pipeline.run("What is the final torqe for the A320 main wheel axel nut, embedded ahead?", FAST)
+    assert answer.intent.corrected_query
+    assert [name for texts, name in calls if answer.intent.search_query in texts] == [threading.current_thread().name]

@@ -1,0 +1,35 @@
+"""The question is embedded while perception reads it: once, on a background thread, to the same vector."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from engine.config import load_settings
+from engine.ingest import Ingestor
+from engine.retrieval.retriever import Retriever
+from engine.store import KnowledgeBaseStore
+
+
+def test_a_question_prepared_ahead_is_embedded_once_on_the_background_thread(tmp_path, monkeypatch):
+    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
+    Ingestor(store).ingest_records([{"id": "d1", "title": "Torque", "text": "The axle nut torque is 250 lbf.ft."}],
+                                   "manuals")
+    embedder, calls = store.embedder, []
+    real = embedder.encode
+    monkeypatch.setattr(embedder, "encode",
+                        lambda texts: calls.append((list(texts), threading.current_thread().name)) or real(texts))
+    retriever = Retriever(store)
+    question = "What is the axle nut torque on the prepared aircraft?"
+    retriever.prepare(question)
+    retriever.prepare(question)  # prepared twice before it is read: still embedded once
+    vectors = retriever._embed([question, "axle nut torque prepared"])
+    assert sorted(text for texts, _ in calls for text in texts) == sorted([question, "axle nut torque prepared"])
+    assert [name for texts, name in calls if texts == [question]][0].startswith("embed-ahead")
+    assert [name for texts, name in calls if texts == ["axle nut torque prepared"]] == [threading.current_thread().name]
+    assert np.array_equal(vectors[question], real([question])[0])
+    calls.clear()
+    retriever._embed([question])  # taken once: a later ask embeds it again
+    assert calls == [([question], threading.current_thread().name)]
+
