@@ -88,6 +88,10 @@ class Embedder:
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
+    def encode_beside(self, text: str) -> np.ndarray:
+        """``encode_one``: PyTorch's threads are set for the whole process (see ``OnnxEmbedder.encode_beside``)."""
+        return self.encode_one(text)
+
 
 AnyEmbedder = Union[Embedder, "OnnxEmbedder"]
 

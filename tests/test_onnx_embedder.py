@@ -71,6 +71,17 @@ def test_an_ingest_sized_call_gives_the_vectors_of_one_text_calls(tmp_path):
 
 
 @pytest.mark.integration
+def test_a_text_embedded_beside_other_work_gets_the_vector_of_encode(tmp_path):
+    """``encode_beside`` runs on a one-thread session of the same model: the same vector, bit for bit."""
+    cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path  # the suite's shared export, if any
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
+    beside = np.stack([embedder.encode_beside(t) for t in TEXTS])
+    assert embedder._beside_session is not None
+    assert embedder._beside_session.get_session_options().intra_op_num_threads == 1
+    assert np.array_equal(beside, embedder.encode(TEXTS))
+
+
+@pytest.mark.integration
 @pytest.mark.slow
 def test_float_onnx_batches_without_changing_vectors(tmp_path):
     cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path  # the suite's shared export, if any

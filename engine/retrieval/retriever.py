@@ -73,7 +73,7 @@ class Retriever:
         spaCy pass keeps one core busy, so the searches find the question's vector ready (its tasks search the
         question as asked unless a word was misspelt)."""
         embedder = self.store.embedder
-        _EMBEDDING.start((embedder, question), embedder.encode_one, question)
+        _EMBEDDING.start((embedder, question), embedder.encode_beside, question)  # on one thread
 
     def _embed(self, queries: Sequence[str]) -> dict[str, np.ndarray]:
         """The queries' vectors: those :meth:`prepare` started, waited for; the others embedded in one call."""

@@ -99,9 +99,11 @@ def test_the_question_is_embedded_while_perception_reads_it(pipeline, monkeypatc
     import threading
 
     embedder, calls = pipeline.store.embedder, []
-    real = embedder.encode
+    real, beside = embedder.encode, embedder.encode_beside
     monkeypatch.setattr(embedder, "encode",
                         lambda texts: calls.append((list(texts), threading.current_thread().name)) or real(texts))
+    monkeypatch.setattr(embedder, "encode_beside",
+                        lambda text: calls.append(([text], threading.current_thread().name)) or beside(text))
     question = "What is the final torque for the A320 main wheel axle nut, embedded ahead?"
     pipeline.run(question, FAST)
     assert [name[:11] for texts, name in calls if question in texts] == ["embed-ahead"]

@@ -17,9 +17,11 @@ def test_a_question_prepared_ahead_is_embedded_once_on_the_background_thread(tmp
     Ingestor(store).ingest_records([{"id": "d1", "title": "Torque", "text": "The axle nut torque is 250 lbf.ft."}],
                                    "manuals")
     embedder, calls = store.embedder, []
-    real = embedder.encode
+    real, beside = embedder.encode, embedder.encode_beside
     monkeypatch.setattr(embedder, "encode",
                         lambda texts: calls.append((list(texts), threading.current_thread().name)) or real(texts))
+    monkeypatch.setattr(embedder, "encode_beside",
+                        lambda text: calls.append(([text], threading.current_thread().name)) or beside(text))
     retriever = Retriever(store)
     question = "What is the axle nut torque on the prepared aircraft?"
     retriever.prepare(question)
