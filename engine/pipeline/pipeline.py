@@ -114,8 +114,9 @@ class Pipeline:
             known = self.store.knowledge_base_names()  # listed once per ask: the vocabulary and the tasks read it
             resolved = resolve_followup(question, options.previous_question, self.perception)
             asked, question = question, resolved.text
-            self.retriever.prepare(question)  # embedded while perception reads it
-            intent = self.perception.run(question, vocabulary=self.store.vocabulary(options.knowledge_bases, known))
+            vocabulary = self.store.vocabulary(options.knowledge_bases, known)
+            self.retriever.prepare(question)  # embedded while perception reads it (after the store read above,
+            intent = self.perception.run(question, vocabulary=vocabulary)  # which it would slow)
         state["intent"] = intent
         followup = {"followup": {"asked": asked, "resolved": question, "from": resolved.resolved_from,
                                  "explanation": resolved.explanation}} if resolved.is_followup else {}
