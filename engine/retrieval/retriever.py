@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -75,16 +76,17 @@ class Retriever:
         embedder = self.store.embedder
         _EMBEDDING.start((embedder, question), embedder.encode_beside, question)  # on one thread
 
-    def _embed(self, queries: Sequence[str]) -> dict[str, np.ndarray]:
-        """The queries' vectors: those :meth:`prepare` started, waited for; the others embedded in one call."""
+    def _embedding(self, queries: Sequence[str]) -> dict[str, Future]:
+        """The queries' vectors, as Futures: those :meth:`prepare` started, and the others started now, on the
+        one-thread session, beside the searches (their full-text legs need no vector and start meanwhile; on 100k
+        chunks this took 1.9 ms off an ask's retrieval, docs/benchmarks.md)."""
         embedder = self.store.embedder
-        ahead = {query: started for query in queries if (started := _EMBEDDING.take((embedder, query))) is not None}
-        rest = [query for query in queries if query not in ahead]
-        vectors = dict(zip(rest, embedder.encode(rest))) if rest else {}
-        vectors.update({query: started.result() for query, started in ahead.items()})
-        return vectors
+        started = {query: ahead for query in queries if (ahead := _EMBEDDING.take((embedder, query))) is not None}
+        started.update({query: _READER.submit(embedder.encode_beside, query) for query in queries
+                        if query not in started})
+        return started
 
-    def _search(self, tasks: Sequence[RetrievalTask], vectors: dict[str, np.ndarray]) -> list[TaskRun]:
+    def _search(self, tasks: Sequence[RetrievalTask], vectors: Mapping[str, np.ndarray | Future]) -> list[TaskRun]:
         """Every task's search at once (see ``KnowledgeBaseStore.search_many``); a failing task keeps its error
         and does not sink the others."""
         outcomes = self.store.search_many([
@@ -102,9 +104,12 @@ class Retriever:
         # the title indexes the link hop reads depend on the bases only: fetched while the searches run
         indexes = _READER.submit(title_indexes, self.store, bases) if strategy.follow_links > 0 else None
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
-        vectors = self._embed(queries)
-        t1 = time.perf_counter()
-        runs = self._search(tasks, vectors)
+        embedding = self._embedding(queries)
+        ready = [t0]  # when each vector was ready: the embedding overlaps the searches
+        for started in embedding.values():
+            started.add_done_callback(lambda _: ready.append(time.perf_counter()))
+        runs = self._search(tasks, embedding)
+        vectors = {query: vector.result() for query, vector in embedding.items()}  # an embedding error is raised
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()
@@ -118,7 +123,8 @@ class Retriever:
         if linked:
             sentences.update(self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in linked]))
         t5 = time.perf_counter()
-        timings = {"embed_ms": (t1 - t0) * 1000, "search_ms": (t2 - t1) * 1000, "fuse_ms": (t3 - t2) * 1000,
+        embedded = max(ready) if len(ready) > len(embedding) else t2  # a callback may still be on its way
+        timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t2 - t0) * 1000, "fuse_ms": (t3 - t2) * 1000,
                    "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -172,7 +173,7 @@ class _Legs:
     (``tests/store/test_search_many.py``)."""
 
     def __init__(self) -> None:
-        self._vectors: dict[tuple, list[np.ndarray]] = {}  # leg key -> its query vectors
+        self._vectors: dict[tuple, list[np.ndarray | Future]] = {}  # leg key -> its query vectors
         self._texts: dict[tuple, tuple] = {}  # leg key -> (inner table, text, where, k)
         self._inner: dict[int, AsyncTable] = {}
         self._runs: dict[tuple, asyncio.Future] = {}
@@ -181,13 +182,14 @@ class _Legs:
         if search.vector is None:
             raise SearchError(f"A {search.mode} search needs a query vector.")
         key = ("vector", id(search.table), search.where, search.k, VECTOR_METRIC[search.mode])
-        vectors = self._vectors.setdefault(key, [])
-        vector = np.asarray(search.vector, dtype=np.float32)
-        for index, known in enumerate(vectors):
-            if np.array_equal(known, vector):
+        sources = self._vectors.setdefault(key, [])
+        given = search.vector if isinstance(search.vector, Future) else np.asarray(search.vector, dtype=np.float32)
+        for index, known in enumerate(sources):
+            if known is given or (isinstance(known, np.ndarray) and isinstance(given, np.ndarray)
+                                  and np.array_equal(known, given)):
                 return key, index
-        vectors.append(vector)
-        return key, len(vectors) - 1
+        sources.append(given)
+        return key, len(sources) - 1
 
     def _text_leg(self, search: Search) -> tuple:
         key = ("text", id(search.table), search.query, search.where, search.k)
@@ -208,9 +210,7 @@ class _Legs:
         if key not in self._runs:
             inner = self._inner[key[1]]
             if key[0] == "vector":
-                vectors, (_, _, where, k, metric) = self._vectors[key], key
-                self._runs[key] = asyncio.ensure_future(
-                    _split(_rows(_vector_query(inner, vectors, metric), where, k, "_distance"), len(vectors)))
+                self._runs[key] = asyncio.ensure_future(_nearest(inner, self._vectors[key], *key[2:]))
             else:
                 query, where, k = self._texts[key]
                 self._runs[key] = asyncio.ensure_future(_rows(_text_query(inner, query), where, k, "_score"))
@@ -234,12 +234,14 @@ class _Legs:
             self._run(key)
 
 
-async def _split(rows: Coroutine, vectors: int) -> list[list[dict]]:
-    """The rows of a query with ``vectors`` query vectors, per vector (in LanceDB's order)."""
-    found = await rows
-    if vectors == 1:
+async def _nearest(inner: AsyncTable, sources: Sequence[np.ndarray | Future], where: str | None, k: int,
+                   metric: str | None) -> list[list[dict]]:
+    """A vector leg's rows per query vector (in LanceDB's order), once every vector still being embedded is."""
+    vectors = [await asyncio.wrap_future(v) if isinstance(v, Future) else v for v in sources]
+    found = await _rows(_vector_query(inner, vectors, metric), where, k, "_distance")
+    if len(vectors) == 1:
         return [found]
-    per_vector: list[list[dict]] = [[] for _ in range(vectors)]
+    per_vector: list[list[dict]] = [[] for _ in range(len(vectors))]
     for row in found:
         per_vector[row.pop("query_index")].append(row)
     return per_vector
@@ -260,7 +262,8 @@ class SearchRequest:
     mode: str = "hybrid"
     k: int = 10
     filters: SearchFilters | None = None
-    vector: np.ndarray | None = field(default=None, compare=False)
+    vector: np.ndarray | Future | None = field(default=None, compare=False)
+    """The query's vector, or a Future of it (still being embedded: the full-text legs start meanwhile)."""
 
 
 @dataclass(frozen=True)
@@ -270,12 +273,15 @@ class Search:
     table: Any
     mode: str
     query: str
-    vector: np.ndarray | None
+    vector: np.ndarray | Future | None
     k: int
     where: str | None
 
     def key(self) -> tuple:
-        vector = None if self.vector is None else np.asarray(self.vector, dtype=np.float32).tobytes()
+        if self.vector is None or isinstance(self.vector, Future):
+            vector: Any = None if self.vector is None else ("future", id(self.vector))
+        else:
+            vector = np.asarray(self.vector, dtype=np.float32).tobytes()
         return (self.table.name, self.mode, self.query, vector, self.k, self.where)
 
 

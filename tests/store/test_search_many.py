@@ -155,3 +155,39 @@ def test_queries_are_collected_as_lancedb_collects_them(filled):
         expected = LOOP.run(builder().to_arrow())
         assert expected.num_rows > 0
         assert LOOP.run(collect(builder())).equals(expected)
+
+
+def test_full_text_legs_run_while_a_query_vector_is_still_being_embedded(filled, monkeypatch):
+    """A request's vector may be a Future: its vector leg waits for it, the full-text legs do not."""
+    import threading
+    from concurrent.futures import Future
+
+    query = "axle nut torque lbf.ft"
+    pending, ran_before = Future(), []
+    ran = _count_queries(monkeypatch)
+
+    def embedded_later():
+        ran_before.append(ran[0])
+        pending.set_result(filled.embedder.encode_one(query))
+
+    timer = threading.Timer(0.5, embedded_later)
+    timer.start()
+    requests = [SearchRequest(query, "manuals", "hybrid", 5, vector=pending),
+                SearchRequest(query, "faq", "keyword", 5)]
+    outcomes = filled.search_many(requests)
+    timer.join()
+    assert ran_before == [2]  # both full-text queries ran before the vector was there
+    assert [(h.chunk_id, h.score) for h in outcomes[0].hits] == \
+        [(h.chunk_id, h.score) for h in filled.search(query, "manuals", "hybrid", 5)]
+    assert outcomes[1].hits
+
+
+def test_a_vector_that_failed_to_embed_fails_its_searches_only(filled):
+    from concurrent.futures import Future
+
+    failed = Future()
+    failed.set_exception(RuntimeError("the embedding model is gone"))
+    outcomes = filled.search_many([SearchRequest("axle nut torque", "manuals", "hybrid", 5, vector=failed),
+                                   SearchRequest("axle nut torque", "manuals", "keyword", 5)])
+    assert isinstance(outcomes[0].error, RuntimeError) and outcomes[0].hits == ()
+    assert outcomes[1].error is None and outcomes[1].hits
