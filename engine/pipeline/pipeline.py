@@ -115,8 +115,9 @@ class Pipeline:
             resolved = resolve_followup(question, options.previous_question, self.perception)
             asked, question = question, resolved.text
             vocabulary = self.store.vocabulary(options.knowledge_bases, known)
-            self.retriever.prepare(question)  # embedded while perception reads it (after the store read above,
-            intent = self.perception.run(question, vocabulary=vocabulary)  # which it would slow)
+            # the question is embedded while spaCy reads it; started after the store read above, which it slowed
+            self.retriever.prepare(question)
+            intent = self.perception.run(question, vocabulary=vocabulary)
         state["intent"] = intent
         followup = {"followup": {"asked": asked, "resolved": question, "from": resolved.resolved_from,
                                  "explanation": resolved.explanation}} if resolved.is_followup else {}

@@ -174,8 +174,8 @@ class _Legs:
 
     def __init__(self) -> None:
         self._vectors: dict[tuple, list[np.ndarray | Future]] = {}  # leg key -> its query vectors
-        self._texts: dict[tuple, tuple] = {}  # leg key -> (inner table, text, where, k)
-        self._inner: dict[int, AsyncTable] = {}
+        self._texts: dict[tuple, tuple] = {}  # leg key -> (text, where, k)
+        self._inner: dict[int, AsyncTable] = {}  # id of a table handle -> its table
         self._runs: dict[tuple, asyncio.Future] = {}
 
     def _vector_leg(self, search: Search) -> tuple[tuple, int]:
