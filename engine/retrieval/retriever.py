@@ -105,7 +105,7 @@ class Retriever:
         indexes = _READER.submit(title_indexes, self.store, bases) if strategy.follow_links > 0 else None
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         embedding = self._embedding(queries)
-        ready = [t0]  # when each vector was ready: the embedding overlaps the searches
+        ready = [t0]  # when each vector was ready
         for started in embedding.values():
             started.add_done_callback(lambda _: ready.append(time.perf_counter()))
         runs = self._search(tasks, embedding)
@@ -123,8 +123,10 @@ class Retriever:
         if linked:
             sentences.update(self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in linked]))
         t5 = time.perf_counter()
-        embedded = max(ready) if len(ready) > len(embedding) else t2  # a callback may still be on its way
-        timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t2 - t0) * 1000, "fuse_ms": (t3 - t2) * 1000,
+        # the parts add up to the stage: "embed" until every vector was ready (the full-text legs ran meanwhile),
+        # "search" the rest of the searches
+        embedded = min(max(ready), t2) if len(ready) > len(embedding) else t2  # a callback may still be on its way
+        timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t2 - embedded) * 1000, "fuse_ms": (t3 - t2) * 1000,
                    "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
