@@ -23,6 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -407,9 +408,16 @@ def _superseded(chunk: _Chunk, chunks: list[_Chunk], question: str, intent: Inte
 
 
 def _chunk(number: int, item: Evidence) -> _Chunk:
-    text = f"{item.metadata.title}\n{item.text}"
+    return _Chunk(number, item, *_read(item.metadata.title, item.text))
+
+
+@lru_cache(maxsize=4096)
+def _read(title: str, body: str) -> tuple:
+    """What a chunk's title and text say, as ``_Chunk`` keeps it (from ``body`` on): read once per text, as the same
+    chunks come back in an ask's widened search and in later asks."""
+    text = f"{title}\n{body}"
     raw = frozenset(words(text))
-    units = evidence_units(item.text)
+    units = evidence_units(body)
     sentences = tuple(u.text for u in units if is_read(u))  # as read_sentences reads them (the store embeds these)
     quotable = frozenset(u.text for u in units if u.kind in QUOTABLE or u.kind == "long")
     lead_ins: list[str] = []
@@ -423,9 +431,8 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
         if is_read(unit):
             lead_ins.append(" ".join(([heading] if heading and heading != unit.text else [])))
             versioned.append(version_heading if version_heading != unit.text else "")
-    return _Chunk(number, item, f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw),
-                  sentences or (item.text.strip(),), tuple(lead_ins) or ("",), quotable,
-                  tuple(versioned) or ("",))
+    return (f" {normalise_phrase(text)} ", raw, frozenset(stem(w) for w in raw), sentences or (body.strip(),),
+            tuple(lead_ins) or ("",), quotable, tuple(versioned) or ("",))
 
 
 def _mentions(chunk: _Chunk, subject: str) -> bool:

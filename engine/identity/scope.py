@@ -110,10 +110,10 @@ class ScopedStore:
     def sentence_vectors(self, chunks: Sequence[tuple[str, str]]):
         return self.inner.sentence_vectors([(kb, c) for kb, c in chunks if self.identity.can_read(kb)])
 
-    def search_many(self, requests: Sequence[Any]) -> list[Any]:
+    def search_many(self, requests: Sequence[Any], memo: Any = None) -> list[Any]:
         """The store's ``search_many``; a request for a base this identity may not read fails as a missing base."""
         allowed = [i for i, r in enumerate(requests) if self.identity.can_read(r.kb)]
-        outcomes = dict(zip(allowed, self.inner.search_many([requests[i] for i in allowed])))
+        outcomes = dict(zip(allowed, self.inner.search_many([requests[i] for i in allowed], memo)))
         return [outcomes[i] if i in outcomes else Outcome((), 0.0, self._missing(r.kb)) for i, r in enumerate(requests)]
 
     # -- writing ------------------------------------------------------------------

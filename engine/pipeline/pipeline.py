@@ -18,10 +18,10 @@ from engine.output_safety import safe_answer
 from engine.orchestration.strategy import Strategy
 from engine.perception.followup import resolve_followup
 from engine.pipeline.options import AskOptions
-from engine.pipeline.replan import adjust_plan, widen
+from engine.pipeline.replan import DEEPER, MOST_K, adjust_plan, widen
 from engine.results import Answer, Intent, Validation
 from engine.retrieval import Retriever
-from engine.retrieval.retriever import RetrievalResult, task_label
+from engine.retrieval.retriever import AskMemo, RetrievalResult, task_label
 from engine.store import KnowledgeBaseStore
 from engine.tracing import RecordingTracer, TraceStore
 
@@ -151,9 +151,11 @@ class Pipeline:
         excluded: set[str] = set()
         understood = intent.corrected_query or question  # with misspellings corrected
         self.answerability.prepare(understood)  # read while retrieval waits on the store
+        # the first searches fetch as deep as a widened retry asks, which then reads their rows instead of searching
+        memo = AskMemo(depth=DEEPER, most=MOST_K)
         while True:
             with tracer.span("retrieval"):
-                retrieved = self.retriever.run(tasks, intent, strategy)
+                retrieved = self.retriever.run(tasks, intent, strategy, memo)
                 parts = state.setdefault("retrieval_parts", {})  # summed over the attempts, as the stage is
                 for name, ms in retrieved.timings.items():
                     part = name.removesuffix("_ms")

@@ -7,6 +7,11 @@ from collections.abc import Sequence
 from engine.orchestration.strategy import MAX_CREDIBILITY_BAND, Strategy
 from engine.results import Intent, RetrievalTask, SearchFilters, Validation
 
+DEEPER = 2
+"""How many times more candidates a task asks for when a plan searches deeper (``widen``, a citation retry)."""
+MOST_K = 200
+"""The most candidates one task asks for (``RetrievalTask.top_k``'s bound)."""
+
 
 def adjust_plan(
     tasks: Sequence[RetrievalTask], validation: Validation, intent: Intent, strategy: Strategy,
@@ -50,7 +55,7 @@ def adjust_plan(
                 ))
         changes.append(f"keyword tasks added for {', '.join(missing or intent.entity_texts)}")
     if "citation" in failed or not changes:
-        new_tasks = [t.model_copy(update={"top_k": min(t.top_k * 2, 200)}) for t in new_tasks]
+        new_tasks = [t.model_copy(update={"top_k": min(t.top_k * DEEPER, MOST_K)}) for t in new_tasks]
         updates["max_evidence"] = min(strategy.max_evidence + 4, 50)
         changes.append("k doubled per task and evidence limit raised by 4")
     return sorted(new_tasks, key=lambda t: t.priority), strategy.model_copy(update=updates), changes
@@ -58,5 +63,5 @@ def adjust_plan(
 
 def widen(tasks: Sequence[RetrievalTask], strategy: Strategy) -> tuple[list[RetrievalTask], Strategy]:
     """The same plan searching deeper: k doubled per task and room for more evidence."""
-    wider = [t.model_copy(update={"top_k": min(t.top_k * 2, 200)}) for t in tasks]
+    wider = [t.model_copy(update={"top_k": min(t.top_k * DEEPER, MOST_K)}) for t in tasks]
     return wider, strategy.model_copy(update={"max_evidence": min(strategy.max_evidence + 4, 50)})

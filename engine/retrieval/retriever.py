@@ -18,7 +18,8 @@ from engine.results import Evidence, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
 from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
 from engine.retrieval.links import follow_links, title_indexes
-from engine.store import KnowledgeBaseStore, SearchHit, SearchRequest
+from engine.store import KnowledgeBaseStore, LegMemo, SearchHit, SearchRequest
+from engine.store.titles import TitleIndex
 
 
 _READER = ForkSafePool(4, "store-reads")
@@ -53,9 +54,31 @@ class RetrievalResult:
     dropped_for_budget: int
     timings: dict[str, float] = field(default_factory=dict)
     sentence_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
-    """The evidence's stored sentence vectors, by sentence text (see engine/store/sentences.py)."""
+    """The evidence's stored sentence vectors, by sentence text (see engine/store/sentences.py); with a memo, also
+    those of the chunks the ask's earlier attempts read."""
     query_vectors: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     """The vectors the searches embedded, by query text (the question's among them)."""
+
+
+@dataclass
+class AskMemo:
+    """What one ask's retrieval has read, for its later attempts (the widened search before refusing, a retry after
+    validation): the query vectors, the rows of its LanceDB queries (see ``LegMemo``), the bases' title indexes and
+    the evidence's stored sentence vectors. A first attempt fetches ``depth`` times each task's k (at most
+    ``most``) so that a search with k that many times larger reads the kept rows instead of querying again."""
+
+    depth: int = 1
+    most: int = 200
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    legs: LegMemo = field(default_factory=LegMemo)
+    indexes: dict[str, TitleIndex] = field(default_factory=dict)
+    sentences: dict[str, np.ndarray] = field(default_factory=dict)
+    read: set[tuple[str, str]] = field(default_factory=set)
+    """The (kb, chunk_id) chunks whose sentence vectors ``sentences`` holds."""
+
+    def fetch(self, k: int) -> int | None:
+        """The rows each query of a task of ``k`` fetches, when more than ``k``."""
+        return min(k * self.depth, self.most) if self.depth > 1 else None
 
 
 def task_label(index: int, task: RetrievalTask) -> str:
@@ -76,52 +99,61 @@ class Retriever:
         embedder = self.store.embedder
         _EMBEDDING.start((embedder, question), embedder.encode_beside, question)  # on one thread
 
-    def _embedding(self, queries: Sequence[str]) -> dict[str, Future]:
-        """The queries' vectors, as Futures: those :meth:`prepare` started, and the others started now, on the
-        one-thread session, beside the searches (their full-text legs need no vector and start meanwhile; on 100k
-        chunks this took 1.9 ms off an ask's retrieval, docs/benchmarks.md)."""
+    def _embedding(self, queries: Sequence[str], known: Mapping[str, np.ndarray] | None = None) -> dict[str, Future]:
+        """The queries' vectors, as Futures: those ``known`` (an earlier attempt's), those :meth:`prepare` started,
+        and the others started now, on the one-thread session, beside the searches (their full-text legs need no
+        vector and start meanwhile; on 100k chunks this took 1.9 ms off an ask's retrieval, docs/benchmarks.md)."""
         embedder = self.store.embedder
-        started = {query: ahead for query in queries if (ahead := _EMBEDDING.take((embedder, query))) is not None}
+        started = {query: _done(known[query]) for query in queries if known and query in known}
+        started.update({query: ahead for query in queries if query not in started
+                        and (ahead := _EMBEDDING.take((embedder, query))) is not None})
         started.update({query: _READER.submit(embedder.encode_beside, query) for query in queries
                         if query not in started})
         return started
 
-    def _search(self, tasks: Sequence[RetrievalTask], vectors: Mapping[str, np.ndarray | Future]) -> list[TaskRun]:
+    def _search(self, tasks: Sequence[RetrievalTask], vectors: Mapping[str, np.ndarray | Future],
+                memo: AskMemo) -> list[TaskRun]:
         """Every task's search at once (see ``KnowledgeBaseStore.search_many``); a failing task keeps its error
         and does not sink the others."""
         outcomes = self.store.search_many([
-            SearchRequest(t.query, t.knowledge_base, t.search_type, t.top_k, t.filters, vectors.get(t.query))
-            for t in tasks])
+            SearchRequest(t.query, t.knowledge_base, t.search_type, t.top_k, t.filters, vectors.get(t.query),
+                          memo.fetch(t.top_k))
+            for t in tasks], memo.legs)
         return [TaskRun(task, outcome.hits, outcome.ms,
                         None if outcome.error is None else f"{type(outcome.error).__name__}: {outcome.error}")
                 for task, outcome in zip(tasks, outcomes)]
 
-    def run(self, tasks: Sequence[RetrievalTask], intent: Intent, strategy: Strategy) -> RetrievalResult:
+    def run(self, tasks: Sequence[RetrievalTask], intent: Intent, strategy: Strategy,
+            memo: AskMemo | None = None) -> RetrievalResult:
+        """The evidence for ``tasks``. ``memo``: what the ask's earlier attempts read (kept for later ones)."""
         if not tasks:
             raise ValueError("Retriever.run needs at least one task")
         t0 = time.perf_counter()
+        memo = AskMemo() if memo is None else memo
         bases = [t.knowledge_base for t in tasks]
         # the title indexes the link hop reads depend on the bases only: fetched while the searches run
-        indexes = _READER.submit(title_indexes, self.store, bases) if strategy.follow_links > 0 else None
+        indexes = _READER.submit(self._title_indexes, bases, memo) if strategy.follow_links > 0 else None
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
-        embedding = self._embedding(queries)
+        embedding = self._embedding(queries, memo.vectors)
         ready = [t0]  # when each vector was ready
         for started in embedding.values():
             started.add_done_callback(lambda _: ready.append(time.perf_counter()))
-        runs = self._search(tasks, embedding)
+        runs = self._search(tasks, embedding, memo)
         vectors = {query: vector.result() for query, vector in embedding.items()}  # an embedding error is raised
+        memo.vectors.update(vectors)
         t2 = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
         t3 = time.perf_counter()
         # the fused evidence's sentence vectors are read while the link hop runs (both mostly wait on the store)
-        reading = _READER.submit(self.store.sentence_vectors, [(e.knowledge_base, e.chunk_id) for e in evidence])
+        reading = _READER.submit(self._sentences, [(e.knowledge_base, e.chunk_id) for e in evidence], memo)
         linked = follow_links(self.store, evidence, bases, vectors.get(intent.search_query), strategy.follow_links,
                               strategy.context_chars // strategy.max_evidence,
                               indexes.result() if indexes is not None and evidence else None)
         t4 = time.perf_counter()
-        sentences = dict(reading.result())
+        reading.result()
         if linked:
-            sentences.update(self.store.sentence_vectors([(e.knowledge_base, e.chunk_id) for e in linked]))
+            self._sentences([(e.knowledge_base, e.chunk_id) for e in linked], memo)
+        sentences = dict(memo.sentences)  # the evidence's, and those of chunks an earlier attempt read
         t5 = time.perf_counter()
         # the parts add up to the stage: "embed" until every vector was ready (the full-text legs ran meanwhile),
         # "search" the rest of the searches
@@ -130,6 +162,18 @@ class Retriever:
                    "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
+
+    def _title_indexes(self, bases: Sequence[str], memo: AskMemo) -> dict[str, TitleIndex]:
+        missing = [kb for kb in dict.fromkeys(bases) if kb not in memo.indexes]
+        memo.indexes.update(title_indexes(self.store, missing) if missing else {})
+        return {kb: memo.indexes[kb] for kb in dict.fromkeys(bases)}
+
+    def _sentences(self, chunks: Sequence[tuple[str, str]], memo: AskMemo) -> None:
+        """Read the stored sentence vectors of the chunks ``memo`` does not hold yet into it."""
+        unread = [chunk for chunk in dict.fromkeys(chunks) if chunk not in memo.read]
+        if unread:
+            memo.sentences.update(self.store.sentence_vectors(unread))
+            memo.read.update(unread)
 
     # -- fusion ---------------------------------------------------------------
     def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy,
@@ -238,6 +282,12 @@ def lift_current_revisions(relevance: dict[str, float], hit_of: dict[str, Search
         for cid, level in zip(current, older):
             lifted[cid] = max(relevance[cid], level)
     return lifted
+
+
+def _done(value: np.ndarray) -> Future:
+    known: Future = Future()
+    known.set_result(value)
+    return known
 
 
 def _day(value: str | None) -> date | None:

@@ -40,9 +40,7 @@ from engine.store.schema import (
 from engine.store import sentences as sentence_rows
 from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
-from engine.store.search import (
-    Outcome, Search, SearchRequest, filter_sql, run_search, run_searches,
-)
+from engine.store.search import LegMemo, Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -465,11 +463,12 @@ class KnowledgeBaseStore:
         hits.sort(key=lambda h: h.score, reverse=True)
         return hits[:k]
 
-    def search_many(self, requests: Sequence[SearchRequest]) -> list[Outcome]:
+    def search_many(self, requests: Sequence[SearchRequest], memo: LegMemo | None = None) -> list[Outcome]:
         """Several single-base searches at once (the retrieval tasks of one ask), in the order given.
 
         A request that cannot run (a missing base, a bad filter) gets an outcome carrying its error; the others
-        still run. Identical requests run once. A blank query finds nothing."""
+        still run. Identical requests run once. A blank query finds nothing. ``memo``: the rows of the ask's earlier
+        queries, read instead of querying again where they go deep enough (and kept for later ones)."""
         outcomes: dict[int, Outcome] = {}
         searches: dict[int, Search] = {}
         tables: dict[str, Any] = {}
@@ -489,8 +488,8 @@ class KnowledgeBaseStore:
                 if vector is None and request.mode in ("vector", "hybrid"):
                     vector = self.embedder.encode_one(request.query)
                 searches[index] = Search(table, request.mode, request.query, vector, request.k,
-                                         filter_sql(request.filters))
+                                         filter_sql(request.filters), request.fetch_k)
             except Exception as exc:  # noqa: BLE001 - kept with its request
                 outcomes[index] = Outcome((), 0.0, exc)
-        outcomes.update(zip(searches, run_searches(list(searches.values()))))
+        outcomes.update(zip(searches, run_searches(list(searches.values()), memo)))
         return [outcomes[index] for index in range(len(requests))]

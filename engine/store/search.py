@@ -172,16 +172,31 @@ class _Legs:
     hybrid search of one text share their full-text leg. Each search gets the rows its own queries would give
     (``tests/store/test_search_many.py``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, memo: LegMemo | None = None) -> None:
         self._vectors: dict[tuple, list[np.ndarray | Future]] = {}  # leg key -> its query vectors
-        self._texts: dict[tuple, tuple] = {}  # leg key -> (text, where, k)
+        self._texts: dict[tuple, tuple] = {}  # leg key -> (text, where, rows fetched)
         self._inner: dict[int, AsyncTable] = {}  # id of a table handle -> its table
         self._runs: dict[tuple, asyncio.Future] = {}
+        self._memo = memo
+
+    def _kept(self, search: Search, kind: str) -> list[dict] | None:
+        """The rows of ``search``'s vector or text leg that an earlier query of the ask fetched deep enough."""
+        if self._memo is None:
+            return None
+        if kind == "text":
+            return self._memo.rows(("text", search.table.name, search.query, search.where), search.k)
+        vector = search.vector
+        if isinstance(vector, Future):  # known only once embedded (a vector an earlier attempt embedded is)
+            if not vector.done() or vector.exception() is not None:
+                return None
+            vector = vector.result()
+        return self._memo.rows(_vector_key(search.table.name, search.where, VECTOR_METRIC[search.mode], vector),
+                               search.k)
 
     def _vector_leg(self, search: Search) -> tuple[tuple, int]:
         if search.vector is None:
             raise SearchError(f"A {search.mode} search needs a query vector.")
-        key = ("vector", id(search.table), search.where, search.k, VECTOR_METRIC[search.mode])
+        key = ("vector", id(search.table), search.where, search.fetch, VECTOR_METRIC[search.mode])
         sources = self._vectors.setdefault(key, [])
         given = search.vector if isinstance(search.vector, Future) else np.asarray(search.vector, dtype=np.float32)
         for index, known in enumerate(sources):
@@ -192,17 +207,18 @@ class _Legs:
         return key, len(sources) - 1
 
     def _text_leg(self, search: Search) -> tuple:
-        key = ("text", id(search.table), search.query, search.where, search.k)
-        self._texts.setdefault(key, (search.query, search.where, search.k))
+        key = ("text", id(search.table), search.query, search.where, search.fetch)
+        self._texts.setdefault(key, (search.query, search.where, search.fetch))
         return key
 
     def plan(self, search: Search) -> None:
-        """Add ``search``'s legs (raises what the search would raise: a bad mode or k, a missing vector)."""
+        """Add ``search``'s legs (raises what the search would raise: a bad mode or k, a missing vector); a leg whose
+        rows the memo keeps deep enough is not queried again."""
         _check(search.mode, search.k)
         self._inner.setdefault(id(search.table), _async_table(search.table))
-        if search.mode in ("vector", "hybrid"):
+        if search.mode in ("vector", "hybrid") and self._kept(search, "vector") is None:
             self._vector_leg(search)
-        if search.mode in ("keyword", "hybrid"):
+        if search.mode in ("keyword", "hybrid") and self._kept(search, "text") is None:
             self._text_leg(search)
 
     def _run(self, key: tuple) -> asyncio.Future:
@@ -210,23 +226,46 @@ class _Legs:
         if key not in self._runs:
             inner = self._inner[key[1]]
             if key[0] == "vector":
-                self._runs[key] = asyncio.ensure_future(_nearest(inner, self._vectors[key], *key[2:]))
+                self._runs[key] = asyncio.ensure_future(self._nearest(inner, key))
             else:
-                query, where, k = self._texts[key]
-                self._runs[key] = asyncio.ensure_future(_rows(_text_query(inner, query), where, k, "_score"))
+                self._runs[key] = asyncio.ensure_future(self._text_rows(inner, key))
         return self._runs[key]
 
-    async def hits(self, search: Search) -> list[SearchHit]:
-        """``search``'s hits from its legs (planned with :meth:`plan`); scores are higher-is-better in every mode."""
-        if search.mode == "keyword":
-            return [SearchHit.from_row(row, float(row["_score"]), "keyword")
-                    for row in await self._run(self._text_leg(search))]
+    async def _nearest(self, inner: AsyncTable, key: tuple) -> list[list[dict]]:
+        _, _, where, fetch, metric = key
+        vectors, found = await _nearest(inner, self._vectors[key], where, fetch, metric)
+        if self._memo is not None:
+            for vector, rows in zip(vectors, found):
+                self._memo.keep(_vector_key(inner.name, where, metric, vector), fetch, rows)
+        return found
+
+    async def _text_rows(self, inner: AsyncTable, key: tuple) -> list[dict]:
+        query, where, fetch = self._texts[key]
+        found = await _rows(_text_query(inner, query), where, fetch, "_score")
+        if self._memo is not None:
+            self._memo.keep(("text", inner.name, query, where), fetch, found)
+        return found
+
+    async def _leg(self, search: Search, kind: str) -> list[dict]:
+        """The ``k`` best rows of one of ``search``'s legs: kept by the memo, or from its (shared) query."""
+        kept = self._kept(search, kind)
+        if kept is not None:
+            return kept[: search.k]
+        if kind == "text":
+            return (await self._run(self._text_leg(search)))[: search.k]
         key, index = self._vector_leg(search)
+        return (await self._run(key))[index][: search.k]
+
+    async def hits(self, search: Search) -> list[SearchHit]:
+        """``search``'s hits from its legs (planned with :meth:`plan`); scores are higher-is-better in every mode.
+        A leg fetched deeper than ``k`` counts its ``k`` best rows only, as a query of ``k`` rows would give."""
+        if search.mode == "keyword":
+            return [SearchHit.from_row(row, float(row["_score"]), "keyword") for row in await self._leg(search, "text")]
         if search.mode == "vector":
             return [SearchHit.from_row(row, 1.0 - float(row["_distance"]), "vector")
-                    for row in (await self._run(key))[index]]
-        nearest, text = await asyncio.gather(self._run(key), self._run(self._text_leg(search)))
-        return _fuse([nearest[index], text], search.k)
+                    for row in await self._leg(search, "vector")]
+        nearest, text = await asyncio.gather(self._leg(search, "vector"), self._leg(search, "text"))
+        return _fuse([nearest, text], search.k)
 
     def start(self) -> None:
         """Start every planned leg at once (call on the event loop)."""
@@ -235,16 +274,43 @@ class _Legs:
 
 
 async def _nearest(inner: AsyncTable, sources: Sequence[np.ndarray | Future], where: str | None, k: int,
-                   metric: str | None) -> list[list[dict]]:
-    """A vector leg's rows per query vector (in LanceDB's order), once every vector still being embedded is."""
+                   metric: str | None) -> tuple[list[np.ndarray], list[list[dict]]]:
+    """A vector leg's query vectors and its rows per vector (in LanceDB's order), once every vector still being
+    embedded is."""
     vectors = [await asyncio.wrap_future(v) if isinstance(v, Future) else v for v in sources]
     found = await _rows(_vector_query(inner, vectors, metric), where, k, "_distance")
     if len(vectors) == 1:
-        return [found]
+        return vectors, [found]
     per_vector: list[list[dict]] = [[] for _ in range(len(vectors))]
     for row in found:
         per_vector[row.pop("query_index")].append(row)
-    return per_vector
+    return vectors, per_vector
+
+
+def _vector_key(table: str, where: str | None, metric: str | None, vector: np.ndarray) -> tuple:
+    return ("vector", table, where, metric, np.asarray(vector, dtype=np.float32).tobytes())
+
+
+class LegMemo:
+    """The rows of the LanceDB queries of one ask, by leg (table, filter, and text or vector), with how many rows
+    each fetched. A later search of the ask whose legs an earlier query fetched at least ``k`` rows for (or all
+    there were) reads them instead of querying again: the pipeline's first attempt fetches twice each task's
+    ``k`` (``SearchRequest.fetch_k``), so its widened search before refusing runs no query. The ``k`` best of
+    deeper rows are the rows a query of ``k`` gives, save the order of rows tied on score at the cut (LanceDB
+    orders equal scores as they come). Only for one ask: a write to the base in between is not seen, so the ask
+    reads one state of the base throughout."""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple, tuple[int, list[dict]]] = {}
+
+    def rows(self, key: tuple, k: int) -> list[dict] | None:
+        """The kept rows of a leg, when they hold its ``k`` best; else None."""
+        fetched, rows = self._rows.get(key, (0, None))
+        return rows if rows is not None and (fetched >= k or len(rows) < fetched) else None
+
+    def keep(self, key: tuple, fetched: int, rows: list[dict]) -> None:
+        if fetched >= self._rows.get(key, (0, None))[0]:
+            self._rows[key] = (fetched, rows)
 
 
 def run_search(table, mode: str, query: str, vector: np.ndarray | None, k: int, where: str | None) -> list[SearchHit]:
@@ -264,6 +330,8 @@ class SearchRequest:
     filters: SearchFilters | None = None
     vector: np.ndarray | Future | None = field(default=None, compare=False)
     """The query's vector, or a Future of it (still being embedded: the full-text legs start meanwhile)."""
+    fetch_k: int | None = None
+    """Rows each of its LanceDB queries fetches, when more than ``k`` (kept in a ``LegMemo`` for a deeper retry)."""
 
 
 @dataclass(frozen=True)
@@ -276,13 +344,19 @@ class Search:
     vector: np.ndarray | Future | None
     k: int
     where: str | None
+    fetch_k: int | None = None
+    """Rows each of its LanceDB queries fetches, when more than ``k``; its hits come from the ``k`` best."""
+
+    @property
+    def fetch(self) -> int:
+        return max(self.k, self.fetch_k or 0)
 
     def key(self) -> tuple:
         if self.vector is None or isinstance(self.vector, Future):
             vector: Any = None if self.vector is None else ("future", id(self.vector))
         else:
             vector = np.asarray(self.vector, dtype=np.float32).tobytes()
-        return (self.table.name, self.mode, self.query, vector, self.k, self.where)
+        return (self.table.name, self.mode, self.query, vector, self.k, self.fetch, self.where)
 
 
 @dataclass(frozen=True)
@@ -294,9 +368,9 @@ class Outcome:
     error: Exception | None = None
 
 
-def run_searches(searches: Sequence[Search]) -> list[Outcome]:
+def run_searches(searches: Sequence[Search], memo: LegMemo | None = None) -> list[Outcome]:
     """Run searches at once on LanceDB's event loop; an identical search runs once and its outcome is shared, and
-    searches share the LanceDB queries they can (see ``_Legs``).
+    searches share the LanceDB queries they can (see ``_Legs``), and those ``memo`` kept from earlier ones.
 
     On two cores, five hybrid searches of an ask (two over 100k chunks) took about 21 ms this way against 43 ms
     one after the other (docs/benchmarks.md, "searches at once"). One failing search does not sink the others:
@@ -304,7 +378,7 @@ def run_searches(searches: Sequence[Search]) -> list[Outcome]:
     distinct: dict[tuple, Search] = {}
     for search in searches:
         distinct.setdefault(search.key(), search)
-    legs = _Legs()
+    legs = _Legs(memo)
     unplanned: dict[tuple, Exception] = {}
     for key, search in distinct.items():
         try:

@@ -112,3 +112,25 @@ def test_the_shortest_credentials_are_redacted_in_nested_values(monkeypatch):
     value = {"apikey=x": ["apikey:y", "kkkkkkkk", ("short", 7)], "ok": "fine"}
     assert redact_strings(value) == {f"apikey={REDACTED}": [f"apikey:{REDACTED}", REDACTED, ["short", 7]],
                                      "ok": "fine"}
+
+
+def test_the_cue_screen_skips_only_text_the_patterns_leave_alone():
+    """``CUES`` lets text through unredacted only when none of the patterns would change it."""
+    from engine.redaction import BEARER, CREDENTIAL_FIELD, CUES, KEY_SHAPED
+
+    def full(text: str) -> str:
+        text = KEY_SHAPED.sub(REDACTED, text)
+        text = CREDENTIAL_FIELD.sub(lambda m: m["name"] + (m["scheme"] or "") + REDACTED, text)
+        return BEARER.sub(lambda m: m["scheme"] + REDACTED, text)
+
+    leaking = [UPSTREAM, f"use {OTHER_KEY} here", "auth_token=abcdefgh12345", "ACCESS-TOKEN: 'zz99yy88xx77'",
+               "Proxy-Authorization: Basic dXNlcjpwYXNz", "APIKEY=abcd1234efgh", "Bearer abcdefgh.ijkl",
+               "ghp_" + "a" * 24, "github_pat_" + "b" * 24, "AKIA" + "C" * 16, "xoxb-1234567890-abc",
+               '{"X-Api-Key": "k3y-v4lue-123"}', "x-auth-token:zzzzzzzzzz"]
+    for text in leaking:
+        assert CUES.search(text) is not None, text
+        assert redact_text(text) == full(text) != text, text
+    plain = ["The axle nut torque is 270 N.m.", "T4:keyword@regulations", "Monkey wrench sizes in the tool kit",
+             "sky-blue paint", "GHP 12 form"]
+    for text in plain:
+        assert redact_text(text) == full(text), text
