@@ -38,10 +38,11 @@ CREDENTIAL_FIELD = re.compile(
     re.IGNORECASE,
 )
 BEARER = re.compile(r"\b(?P<scheme>Bearer\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})")
-CUES = re.compile(r"sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|Bearer|(?i:key|token|authorization)")
-"""What every match of the three patterns above contains (a key's prefix, "Bearer", part of a credential field's
+CUES = re.compile(r"sk-|gh[pousr]_|github_pat_|AKIA|xox[abprs]-|Bearer"
+                  r"|(?i:api[_-]?key|auth[_-]?token|access[_-]?token|authorization)")
+"""What every match of the three patterns above contains (a key's prefix, "Bearer", the core of a credential field's
 name): text with none of these is left as it is without running them. A run's trace holds about 600 strings;
-screening them first takes its redaction from 1.3 to about 0.5 ms."""
+screening them first takes its redaction from about 1 ms to 0.5 ms. Keep in step with the patterns."""
 
 _registered: set[str] = set()
 

@@ -411,7 +411,7 @@ def _chunk(number: int, item: Evidence) -> _Chunk:
     return _Chunk(number, item, *_read(item.metadata.title, item.text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _read(title: str, body: str) -> tuple:
     """What a chunk's title and text say, as ``_Chunk`` keeps it (from ``body`` on): read once per text, as the same
     chunks come back in an ask's widened search and in later asks."""

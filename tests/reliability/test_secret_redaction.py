@@ -131,6 +131,6 @@ def test_the_cue_screen_skips_only_text_the_patterns_leave_alone():
         assert CUES.search(text) is not None, text
         assert redact_text(text) == full(text) != text, text
     plain = ["The axle nut torque is 270 N.m.", "T4:keyword@regulations", "Monkey wrench sizes in the tool kit",
-             "sky-blue paint", "GHP 12 form"]
+             "sky-blue paint", "GHP 12 form", "a token of thanks", "the key figure"]
     for text in plain:
-        assert redact_text(text) == full(text), text
+        assert CUES.search(text) is None and redact_text(text) == full(text) == text, text

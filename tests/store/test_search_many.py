@@ -191,3 +191,26 @@ def test_a_vector_that_failed_to_embed_fails_its_searches_only(filled):
                                    SearchRequest("axle nut torque", "manuals", "keyword", 5)])
     assert isinstance(outcomes[0].error, RuntimeError) and outcomes[0].hits == ()
     assert outcomes[1].error is None and outcomes[1].hits
+
+
+def test_rows_carry_their_vectors_as_lancedb_stores_them(filled):
+    """``as_rows`` gives what ``to_pylist`` gives, each vector a float32 NumPy row of the same numbers."""
+    import numpy as np
+    import pyarrow as pa
+    from lancedb.background_loop import LOOP
+
+    from engine.store.schema import META_COLUMNS
+    from engine.store.search import as_rows, collect
+
+    table = _async_table(filled._open("manuals"))
+    found = LOOP.run(collect(table.query().nearest_to(filled.embedder.encode_one("torque")).column("vector")
+                             .limit(4).select(META_COLUMNS + ["vector", "_distance"])))
+    plain, rows = found.to_pylist(), as_rows(found)
+    assert len(rows) == 4
+    for expected, row in zip(plain, rows):
+        assert isinstance(row["vector"], np.ndarray) and row["vector"].dtype == np.float32
+        assert row["vector"].tolist() == expected.pop("vector")
+        assert {k: v for k, v in row.items() if k != "vector"} == expected
+    nulls = pa.table({"chunk_id": ["a"], "vector": pa.array([None], pa.list_(pa.float32(), 2))})
+    assert as_rows(nulls) == [{"chunk_id": "a", "vector": None}]
+    assert as_rows(found.slice(0, 0)) == []
