@@ -193,6 +193,7 @@ class _Legs:
         self._inner: dict[int, AsyncTable] = {}  # id of a table handle -> its table
         self._runs: dict[tuple, asyncio.Future] = {}
         self._memo = memo
+        self._kept_rows: dict[tuple[int, str], list[dict]] = {}  # (id of a search, leg kind) -> rows the memo kept
 
     def _kept(self, search: Search, kind: str) -> list[dict] | None:
         """The rows of ``search``'s vector or text leg that an earlier query of the ask fetched deep enough."""
@@ -201,6 +202,8 @@ class _Legs:
         if kind == "text":
             return self._memo.rows(("text", search.table.name, search.query, search.where), search.k)
         vector = search.vector
+        if vector is None:
+            return None
         if isinstance(vector, Future):  # known only once embedded (a vector an earlier attempt embedded is)
             if not vector.done() or vector.exception() is not None:
                 return None
@@ -228,25 +231,29 @@ class _Legs:
 
     def plan(self, search: Search) -> None:
         """Add ``search``'s legs (raises what the search would raise: a bad mode or k, a missing vector); a leg whose
-        rows the memo keeps deep enough is not queried again."""
+        rows the memo keeps deep enough is read from them, decided here once, and not queried again."""
         _check(search.mode, search.k)
         self._inner.setdefault(id(search.table), _async_table(search.table))
-        if search.mode in ("vector", "hybrid") and self._kept(search, "vector") is None:
-            self._vector_leg(search)
-        if search.mode in ("keyword", "hybrid") and self._kept(search, "text") is None:
-            self._text_leg(search)
+        for kind, modes, plan_leg in (("vector", ("vector", "hybrid"), self._vector_leg),
+                                      ("text", ("keyword", "hybrid"), self._text_leg)):
+            if search.mode in modes:
+                kept = self._kept(search, kind)
+                if kept is None:
+                    plan_leg(search)
+                else:
+                    self._kept_rows[(id(search), kind)] = kept
 
     def _run(self, key: tuple) -> asyncio.Future:
         """The leg's query, started on first use and shared (call on the event loop)."""
         if key not in self._runs:
             inner = self._inner[key[1]]
             if key[0] == "vector":
-                self._runs[key] = asyncio.ensure_future(self._nearest(inner, key))
+                self._runs[key] = asyncio.ensure_future(self._vector_rows(inner, key))
             else:
                 self._runs[key] = asyncio.ensure_future(self._text_rows(inner, key))
         return self._runs[key]
 
-    async def _nearest(self, inner: AsyncTable, key: tuple) -> list[list[dict]]:
+    async def _vector_rows(self, inner: AsyncTable, key: tuple) -> list[list[dict]]:
         _, _, where, fetch, metric = key
         vectors, found = await _nearest(inner, self._vectors[key], where, fetch, metric)
         if self._memo is not None:
@@ -262,8 +269,9 @@ class _Legs:
         return found
 
     async def _leg(self, search: Search, kind: str) -> list[dict]:
-        """The ``k`` best rows of one of ``search``'s legs: kept by the memo, or from its (shared) query."""
-        kept = self._kept(search, kind)
+        """The ``k`` best rows of one of ``search``'s legs (planned with :meth:`plan`): kept by the memo, or from its
+        (shared) query."""
+        kept = self._kept_rows.get((id(search), kind))
         if kept is not None:
             return kept[: search.k]
         if kind == "text":
