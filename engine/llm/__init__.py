@@ -1,7 +1,7 @@
 """Language-model providers behind one Provider protocol, found by string id.
 
 ``get_provider("offline" | "anthropic[:model]" | "scripted")`` builds one; ``structured_call``
-forces a tool call to get schema-shaped JSON. ``AnthropicProvider`` is imported on first
+gets schema-shaped JSON in the way the model accepts (structured outputs, or a tool call). ``AnthropicProvider`` is imported on first
 access so that the offline path never loads the Anthropic SDK.
 """
 
@@ -9,9 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.llm.base import ChatResponse, ContentBlock, Message, Provider, TextBlock, ToolSpec, ToolUseBlock, Usage
+from engine.llm.base import (
+    ChatResponse,
+    ContentBlock,
+    Message,
+    Provider,
+    Refusal,
+    TextBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from engine.llm.capabilities import ModelCapabilities
 from engine.llm.errors import (
     InvalidKeyError,
+    ModelRefusalError,
+    OutputCutOffError,
     ProviderCallError,
     ProviderConnectionError,
     ProviderRequestError,
@@ -20,6 +33,7 @@ from engine.llm.errors import (
     RateLimitedError,
     StructuredOutputError,
     UnknownModelError,
+    UnusableReplyError,
 )
 from engine.llm.registry import default_provider_id, get_provider, known_provider_ids, register_provider
 from engine.llm.scripted import ScriptedProvider
@@ -31,6 +45,9 @@ __all__ = [
     "ContentBlock",
     "InvalidKeyError",
     "Message",
+    "ModelCapabilities",
+    "ModelRefusalError",
+    "OutputCutOffError",
     "Provider",
     "ProviderCallError",
     "ProviderConnectionError",
@@ -38,12 +55,14 @@ __all__ = [
     "ProviderServerError",
     "ProviderTimeoutError",
     "RateLimitedError",
+    "Refusal",
     "ScriptedProvider",
     "StructuredOutputError",
     "TextBlock",
     "ToolSpec",
     "ToolUseBlock",
     "UnknownModelError",
+    "UnusableReplyError",
     "Usage",
     "default_provider_id",
     "get_provider",

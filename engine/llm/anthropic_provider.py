@@ -4,6 +4,13 @@ Retries (429, 529, 5xx, timeouts, dropped connections) and timeouts are the SDK'
 this module only shapes requests, converts replies to :mod:`engine.llm.base` types and
 turns SDK errors into :class:`~engine.errors.ProviderError` subclasses that say what to do.
 Which model to use when none is named is :mod:`engine.llm.models`' business.
+
+Request shapes follow what the Models API says each model accepts
+(:mod:`engine.llm.capabilities`): no sampling parameters and no thinking budget are ever sent,
+a conversation that ends in an assistant turn (prefill) is refused before sending, ``thinking`` is
+set to the least up-front thinking the model accepts (``disabled``, else ``between_tools``, else
+left out), and ``output_format`` becomes ``output_config.format``. ``thinking`` blocks in a
+reply are never read as text; they are kept in ``raw_content`` to be sent back unchanged.
 """
 
 from __future__ import annotations
@@ -15,7 +22,17 @@ from typing import Any, Sequence
 import anthropic
 
 from engine.errors import ConfigError, MissingKeyError, ProviderError
-from engine.llm.base import ChatResponse, ContentBlock, Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from engine.llm.base import (
+    ChatResponse,
+    ContentBlock,
+    Message,
+    Refusal,
+    TextBlock,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+)
+from engine.llm.capabilities import CURRENT_CLAUDE, ModelCapabilities
 from engine.llm.errors import (
     InvalidKeyError,
     ProviderCallError,
@@ -41,7 +58,9 @@ class AnthropicProvider:
     at construction; it is handed to the SDK client and kept nowhere else. An injected
     ``client`` is used as it is, with its own key, timeout and retry settings. Without a
     ``model`` the newest Sonnet model the API lists is used (see :mod:`engine.llm.models`);
-    ``models`` replaces the process-wide resolver.
+    ``models`` replaces the process-wide resolver. ``up_front_thinking=True`` leaves ``thinking``
+    out of every request, so models that think by default (Claude Sonnet 5.5, Haiku 5.5) do;
+    by default each request asks for the least thinking the model accepts.
     """
 
     def __init__(
@@ -53,6 +72,7 @@ class AnthropicProvider:
         max_retries: int = 3,
         client: anthropic.Anthropic | None = None,
         models: ModelResolver | None = None,
+        up_front_thinking: bool = False,
     ) -> None:
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise ConfigError(
@@ -70,6 +90,7 @@ class AnthropicProvider:
             client = anthropic.Anthropic(api_key=key.strip(), timeout=timeout, max_retries=max_retries)
         self._client = client
         self._models = models if models is not None else MODELS
+        self.up_front_thinking = bool(up_front_thinking)
         self.model = model.strip() if model is not None else self.resolve_model("generator")
         self.name = f"anthropic:{self.model}"
 
@@ -96,6 +117,14 @@ class AnthropicProvider:
         """Ids the Models API lists for this key, newest first; empty when it cannot be asked."""
         return self._models.catalog(self._client).ids
 
+    def capabilities(self, model: str | None = None) -> ModelCapabilities:
+        """What ``model`` (default: this provider's) accepts, per the Models API.
+
+        :data:`~engine.llm.capabilities.CURRENT_CLAUDE` when the API does not say (list not
+        fetched, id not shown, no ``capabilities`` field).
+        """
+        return self._models.capabilities(self._client, model or self.model) or CURRENT_CLAUDE
+
     def chat(
         self,
         messages: Sequence[Message],
@@ -105,21 +134,14 @@ class AnthropicProvider:
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int = 1024,
         model: str | None = None,
+        output_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
         """Answer one turn through ``messages.create``; SDK errors become ProviderError subclasses."""
         used_model = model or self.model
-        params: dict[str, Any] = {
-            "model": used_model,
-            "max_tokens": max_tokens,
-            "messages": to_api_messages(messages),
-        }
-        if system:
-            params["system"] = system
-        if tools:
-            params["tools"] = [to_tool_param(tool) for tool in tools]
-        if tool_choice is not None:
-            params["tool_choice"] = dict(tool_choice)
-        log.debug("anthropic request: model=%s messages=%d tools=%d", used_model, len(params["messages"]), len(tools))
+        params = self.request(messages, system=system, tools=tools, tool_choice=tool_choice,
+                              max_tokens=max_tokens, model=used_model, output_format=output_format)
+        log.debug("anthropic request: model=%s messages=%d tools=%d thinking=%s json=%s", used_model,
+                  len(params["messages"]), len(tools), params.get("thinking"), "output_config" in params)
         try:
             reply = self._client.messages.create(**params)
         except anthropic.APIError as exc:
@@ -141,6 +163,44 @@ class AnthropicProvider:
             response.usage.output_tokens,
         )
         return response
+
+    def request(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        model: str | None = None,
+        output_format: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The ``messages.create`` parameters for one turn, shaped for what the model accepts.
+
+        Raises ProviderRequestError, before anything is sent, for a conversation that ends in an
+        assistant turn (prefill: current models answer it with a 400) and for a schema that
+        structured outputs cannot take.
+        """
+        used_model = model or self.model
+        api_messages = to_api_messages(messages)
+        if api_messages and api_messages[-1].get("role") == "assistant":
+            raise ProviderRequestError(
+                "The conversation ends with an assistant turn (prefill), which current Claude models refuse "
+                "with a 400. End it with the user's turn; ask for JSON with structured outputs instead."
+            )
+        params: dict[str, Any] = {"model": used_model, "max_tokens": max_tokens, "messages": api_messages}
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = [to_tool_param(tool) for tool in tools]
+        if tool_choice is not None:
+            params["tool_choice"] = dict(tool_choice)
+        if output_format is not None:
+            params["output_config"] = {"format": to_output_format(output_format)}
+        thinking = None if self.up_front_thinking else self.capabilities(used_model).least_thinking()
+        if thinking is not None:
+            params["thinking"] = thinking
+        return params
 
 
 def to_api_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -168,20 +228,57 @@ def to_tool_param(tool: ToolSpec) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "input_schema": schema, "strict": True}
 
 
+def to_output_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema as ``output_config.format``, rewritten into the subset structured outputs accept.
+
+    Constraints the API cannot enforce (``minimum``, ``maxLength``...) move into descriptions, as
+    for strict tools; the caller still checks the reply against the original schema.
+    """
+    try:
+        return {"type": "json_schema", "schema": anthropic.transform_schema(schema)}
+    except (ValueError, TypeError) as exc:
+        raise ProviderRequestError(
+            f"The schema cannot be used for structured outputs: {exc}. Give every property a type."
+        ) from exc
+
+
+KEPT_FOR_REPLAY = frozenset({"thinking", "redacted_thinking"})
+"""Reply blocks that are not read but must go back unchanged with the rest of the turn."""
+
+
 def to_chat_response(reply: Any) -> ChatResponse:
-    """Convert an SDK ``Message`` into a ChatResponse (text and tool_use blocks; others are dropped)."""
+    """Convert an SDK ``Message`` into a ChatResponse.
+
+    Text and tool_use blocks become ``content``; ``thinking`` and ``redacted_thinking`` blocks are
+    never read as text, and when present the whole turn is kept in ``raw_content`` for replay.
+    Other block types are dropped.
+    """
     blocks: list[ContentBlock] = []
+    kept = False
     for block in reply.content:
         if block.type == "text":
             blocks.append(TextBlock(text=block.text))
         elif block.type == "tool_use":
             blocks.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
+        elif block.type in KEPT_FOR_REPLAY:
+            kept = True
         else:
             log.debug("anthropic reply: dropped a %s block", block.type)
+    raw = tuple(b.model_dump(mode="json", exclude_none=True) for b in reply.content) if kept else ()
     usage = Usage(input_tokens=reply.usage.input_tokens or 0, output_tokens=reply.usage.output_tokens or 0)
     return ChatResponse(
-        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=usage, model=reply.model
+        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=usage, model=reply.model,
+        refusal=_refusal(reply), raw_content=raw,
     )
+
+
+def _refusal(reply: Any) -> Refusal | None:
+    """The API's reason for a refusal (``stop_details``), when the reply is one."""
+    if reply.stop_reason != "refusal":
+        return None
+    details = getattr(reply, "stop_details", None)
+    return Refusal(category=getattr(details, "category", None) or "",
+                   explanation=getattr(details, "explanation", None) or "")
 
 
 def map_api_error(
@@ -264,9 +361,28 @@ def map_api_error(
         )
     return make(
         ProviderRequestError,
-        f"The Anthropic API rejected the request with {status} ({what}). "
-        "Fix the request (model, messages, tools, max_tokens) and retry.",
+        f"The Anthropic API rejected the request with {status} ({what}). " + _request_hint(api_message, model),
     )
+
+
+REQUEST_SHAPE_HINTS = (
+    ("tool_choice", "Model {model} does not take a forced tool_choice: leave tool_choice out (auto), or ask for "
+                    "JSON with structured outputs (structured_call picks the shape from the Models API)."),
+    ("thinking", "Model {model} does not take this thinking setting: leave thinking out, or send a type the "
+                 "Models API lists for it."),
+    ("prefill", "Model {model} does not take a prefilled assistant turn: end the conversation with the user's "
+                "turn."),
+    ("temperature", "Model {model} does not take sampling parameters: leave temperature, top_p and top_k out."),
+)
+
+
+def _request_hint(api_message: str, model: str) -> str:
+    """What to change for a 400, naming the request shape the API's message is about when it is one of the known."""
+    lowered = api_message.lower()
+    for key, hint in REQUEST_SHAPE_HINTS:
+        if key in lowered:
+            return hint.format(model=model)
+    return "Fix the request (model, messages, tools, max_tokens) and retry."
 
 
 def _seconds(timeout: Any) -> float | None:

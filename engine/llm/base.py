@@ -4,6 +4,9 @@ Messages are plain dicts, ``{"role": "user" | "assistant", "content": str | list
 where a block is ``{"type": "text", "text": ...}``, ``{"type": "tool_use", "id", "name", "input"}``
 or ``{"type": "tool_result", "tool_use_id", "content", "is_error"?}``.
 A provider returns a :class:`ChatResponse` of content blocks, a stop reason and usage.
+``output_format`` asks for a reply whose text is JSON following a schema (Anthropic's
+``output_config.format``); only providers that report the ``json_output`` capability
+(:mod:`engine.llm.capabilities`) are sent one.
 """
 
 from __future__ import annotations
@@ -79,14 +82,34 @@ class UnfinishedStep:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """Why the model declined, as the API says (``stop_details``); both parts may be empty."""
+
+    category: str = ""
+    explanation: str = ""
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.category, self.explanation) if part)
+
+
+@dataclass(frozen=True)
 class ChatResponse:
-    """One model turn. ``unfinished`` lists, on a final turn, the requested steps the model could not do."""
+    """One model turn: its text and tool_use blocks, why it stopped, usage.
+
+    ``unfinished`` lists, on a final turn, the requested steps the model could not do. ``refusal``
+    is the API's reason when ``stop_reason`` is ``"refusal"`` and it gave one. ``raw_content`` is the turn exactly
+    as the API sent it, kept only when it holds blocks ``content`` leaves out (``thinking`` and
+    ``redacted_thinking``, which must go back unchanged with a tool result); :meth:`to_message`
+    sends it back.
+    """
 
     content: tuple[ContentBlock, ...]
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     unfinished: tuple[UnfinishedStep, ...] = ()
+    refusal: Refusal | None = None
+    raw_content: tuple[dict[str, Any], ...] = ()
 
     @property
     def text(self) -> str:
@@ -98,7 +121,9 @@ class ChatResponse:
         return [b for b in self.content if isinstance(b, ToolUseBlock)]
 
     def to_message(self) -> Message:
-        """This response as an assistant message, to append to the conversation."""
+        """This response as an assistant message, to append to the conversation (thinking blocks kept)."""
+        if self.raw_content:
+            return {"role": "assistant", "content": [dict(block) for block in self.raw_content]}
         return {"role": "assistant", "content": [b.to_dict() for b in self.content]}
 
 
@@ -117,6 +142,11 @@ class Provider(Protocol):
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int = 1024,
         model: str | None = None,
+        output_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
-        """Answer one turn. ``tool_choice`` follows Anthropic: auto, any, or {"type":"tool","name":...}."""
+        """Answer one turn. ``tool_choice`` follows Anthropic: auto, any, or {"type":"tool","name":...}.
+
+        ``output_format`` is a JSON Schema the reply's text must follow; a provider that does not
+        report the ``json_output`` capability is never given one.
+        """
         ...

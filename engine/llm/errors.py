@@ -70,5 +70,21 @@ class UnknownModelError(ProviderRequestError):
         self.available = available
 
 
-class StructuredOutputError(ProviderError):
-    """The model did not return the forced tool call, or its input does not match the schema."""
+class UnusableReplyError(ProviderError):
+    """The model answered, but the reply cannot be used as an answer or a review."""
+
+
+class StructuredOutputError(UnusableReplyError):
+    """The reply holds no JSON in the asked shape (no tool call, no parseable JSON) or it breaks the schema."""
+
+
+class ModelRefusalError(UnusableReplyError):
+    """The model declined the request (``stop_reason: "refusal"``); ``category`` is the API's reason, if given."""
+
+    def __init__(self, message: str, *, category: str | None = None) -> None:
+        super().__init__(message)
+        self.category = category
+
+
+class OutputCutOffError(UnusableReplyError):
+    """The reply stopped at ``max_tokens`` or at the model's context window, before it was complete."""

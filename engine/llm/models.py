@@ -4,6 +4,8 @@ The Models API (``client.models.list()``) is asked once per process and API endp
 named in settings, on the command line or in the UI is checked against what it lists. When the
 API cannot be asked, the ids in :data:`FALLBACK_MODELS` are used and named ids go through
 unchecked (a wrong one then fails at call time with an :class:`UnknownModelError`).
+The list also says what each model accepts (``capabilities``: structured outputs, thinking
+types), which :mod:`engine.llm.capabilities` turns into request shapes.
 The Anthropic SDK is imported only when a list is actually fetched.
 """
 
@@ -17,6 +19,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Sequence
 
+from engine.llm.capabilities import ModelCapabilities
 from engine.llm.errors import UnknownModelError
 
 if TYPE_CHECKING:
@@ -27,10 +30,10 @@ log = logging.getLogger(__name__)
 Role = Literal["generator", "reviewer"]
 
 # Used only when the Models API cannot be asked (no network, key rejected, API down). These are the
-# aliases published in Anthropic's public models overview (docs.claude.com, "Models overview") and
-# in the anthropic Python SDK's release notes; an alias always points at its model's latest snapshot.
+# current Sonnet and Haiku ids in Anthropic's models overview (platform.claude.com/docs, "Claude
+# Sonnet 5.5" and "Claude Haiku 5.5" model pages; both ids are also in anthropic 2.16's ``Model`` type).
 FALLBACK_MODELS: Mapping[Role, str] = MappingProxyType(
-    {"generator": "claude-sonnet-4-5", "reviewer": "claude-haiku-4-5"}
+    {"generator": "claude-sonnet-5-5", "reviewer": "claude-haiku-5-5"}
 )
 
 ROLE_LINES: Mapping[Role, str] = MappingProxyType({"generator": "sonnet", "reviewer": "haiku"})
@@ -47,16 +50,18 @@ LIST_PAGE_SIZE = 1000  # the API's largest page: every model in one request
 SHOWN_IDS = 12  # ids an error message names before "and N more"
 KNOWN_LINES = ("haiku", "sonnet", "opus")  # read from an id only when the API sent no ``line`` field
 _SNAPSHOT = re.compile(r"-\d{8}$")  # a dated snapshot, e.g. claude-sonnet-4-5-20250929
+UNCHECKED = object()  # what ModelResolver._retrieve gives when the API could not be asked
 
 
 @dataclass(frozen=True)
 class ListedModel:
-    """One model from the Models API list."""
+    """One model from the Models API list; ``capabilities`` is None when the API described none."""
 
     id: str
     line: str | None
     created_at: datetime
     active: bool = True
+    capabilities: ModelCapabilities | None = None
 
     @classmethod
     def from_info(cls, info: Any) -> "ListedModel":
@@ -66,7 +71,8 @@ class ListedModel:
         else:
             line = next((part for part in info.id.split("-") if part in KNOWN_LINES), None)
         lifecycle = getattr(info, "lifecycle", None)
-        return cls(id=info.id, line=line, created_at=info.created_at, active=lifecycle in (None, "active"))
+        return cls(id=info.id, line=line, created_at=info.created_at, active=lifecycle in (None, "active"),
+                   capabilities=ModelCapabilities.from_api(getattr(info, "capabilities", None)))
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,21 @@ class ModelCatalog:
 
     def knows(self, model_id: str) -> bool:
         """Whether ``model_id`` is listed, as it is or as the alias of a listed dated snapshot."""
+        return self.find(model_id) is not None
+
+    def find(self, model_id: str) -> ListedModel | None:
+        """The listed model ``model_id`` names: itself, else the newest dated snapshot it is the alias of."""
+        exact = next((m for m in self.models if m.id == model_id), None)
+        if exact is not None:
+            return exact
         alias = model_id.removesuffix("-latest")
-        return any(m.id == model_id or _SNAPSHOT.sub("", m.id) == alias for m in self.models)
+        snapshots = [m for m in self.models if _SNAPSHOT.sub("", m.id) == alias]
+        return max(snapshots, key=lambda m: m.created_at) if snapshots else None
+
+    def capabilities(self, model_id: str) -> ModelCapabilities | None:
+        """What the API says ``model_id`` accepts; None when it is not listed or came without capabilities."""
+        found = self.find(model_id)
+        return found.capabilities if found is not None else None
 
 
 class ModelResolver:
@@ -103,7 +122,7 @@ class ModelResolver:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._catalogs: dict[str, ModelCatalog] = {}
-        self._aliases: dict[tuple[str, str], bool] = {}
+        self._aliases: dict[tuple[str, str], ListedModel | None] = {}
 
     def catalog(self, client: "anthropic.Anthropic") -> ModelCatalog:
         """The cached list for the client's endpoint, fetched on first use."""
@@ -130,6 +149,19 @@ class ModelResolver:
             log.warning("The Models API lists no %s model; using %s.", ROLE_LINES[role], FALLBACK_MODELS[role])
         return FALLBACK_MODELS[role]
 
+    def capabilities(self, client: "anthropic.Anthropic", model: str) -> ModelCapabilities | None:
+        """What the Models API says ``model`` accepts; None when it does not say.
+
+        The list is fetched on first use; an id it does not show (an alias) is asked for by id, once.
+        """
+        catalog = self.catalog(client)
+        if not catalog.listed:
+            return None
+        if catalog.knows(model):
+            return catalog.capabilities(model)
+        found = self._retrieve(client, model)
+        return found.capabilities if isinstance(found, ListedModel) else None
+
     def clear(self) -> None:
         """Forget every cached list, so the next use asks the API again."""
         with self._lock:
@@ -138,6 +170,11 @@ class ModelResolver:
 
     def _resolves(self, client: "anthropic.Anthropic", model: str) -> bool:
         """Whether the API resolves an id its list does not show (an alias); True when it cannot tell."""
+        return self._retrieve(client, model) is not None
+
+    def _retrieve(self, client: "anthropic.Anthropic", model: str) -> "ListedModel | None | object":
+        """The model as the API describes it when asked by id; None when it does not exist; UNCHECKED when
+        the API could not be asked (not remembered, so a later use asks again)."""
         import anthropic
 
         key = (_endpoint(client), model)
@@ -145,16 +182,15 @@ class ModelResolver:
             if key in self._aliases:
                 return self._aliases[key]
         try:
-            _quick(client).models.retrieve(model)
-            known = True
+            found: ListedModel | None = ListedModel.from_info(_quick(client).models.retrieve(model))
         except anthropic.NotFoundError:
-            known = False
+            found = None
         except anthropic.APIError as exc:
             log.warning("Could not check Claude model %r (%s); using it unchecked.", model, _problem(exc))
-            return True
+            return UNCHECKED
         with self._lock:
-            self._aliases[key] = known
-        return known
+            self._aliases[key] = found
+        return found
 
 
 MODELS = ModelResolver()

@@ -9,6 +9,11 @@ Each queued item becomes one reply:
 - a list of such tool_use dicts: one reply holding all of their calls;
 - a callable ``(messages, kwargs) -> reply``, called with the request, whose result is
   converted by the rules above.
+
+``capabilities`` says which request shapes it stands in for (default
+:data:`~engine.llm.capabilities.TOOL_CALLING`: forced tool calls); give it
+``ModelCapabilities(json_output=True)`` to script replies to structured outputs, whose text is
+the JSON.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Callable, Iterable, Sequence, Union
 
 from engine.errors import ProviderError
 from engine.llm.base import ChatResponse, ContentBlock, Message, TextBlock, ToolSpec, ToolUseBlock, Usage
+from engine.llm.capabilities import TOOL_CALLING, ModelCapabilities
 
 Reply = Union[ChatResponse, str, dict, list, Callable[[list, dict], Any]]
 _DICT_KEYS = {"text", "tool_use"}
@@ -28,8 +34,11 @@ _DICT_KEYS = {"text", "tool_use"}
 class ScriptedProvider:
     """Replays queued replies in order and records each call in :attr:`calls`."""
 
-    def __init__(self, responses: Iterable[Reply] = (), name: str = "scripted") -> None:
+    def __init__(
+        self, responses: Iterable[Reply] = (), name: str = "scripted", capabilities: ModelCapabilities | None = None
+    ) -> None:
         self.name = name
+        self._capabilities = capabilities if capabilities is not None else TOOL_CALLING
         self.calls: list[dict[str, Any]] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -43,6 +52,10 @@ class ScriptedProvider:
     def pending(self) -> int:
         """How many queued replies are left."""
         return len(self._queue)
+
+    def capabilities(self, model: str | None = None) -> ModelCapabilities:
+        """The request shapes this provider stands in for, whatever the model."""
+        return self._capabilities
 
     def enqueue(self, *responses: Reply) -> "ScriptedProvider":
         """Queue replies, checked now so a bad script fails where it is written."""
@@ -62,6 +75,7 @@ class ScriptedProvider:
         tool_choice: dict[str, Any] | None = None,
         max_tokens: int = 1024,
         model: str | None = None,
+        output_format: dict[str, Any] | None = None,
     ) -> ChatResponse:
         """Record the call and return the next queued reply."""
         call = copy.deepcopy(
@@ -72,6 +86,7 @@ class ScriptedProvider:
                 "tool_choice": tool_choice,
                 "max_tokens": max_tokens,
                 "model": model,
+                "output_format": output_format,
             }
         )
         with self._lock:

@@ -1,4 +1,9 @@
-"""Generator and reviewer over any Provider: prompts from engine.prompts, review JSON from a forced tool call."""
+"""Generator and reviewer over any Provider: prompts from engine.prompts, review JSON from a structured call.
+
+A draft the model refused or that stopped at ``max_tokens`` raises (an EngineError the pipeline
+shows); a review that was refused, cut off or malformed becomes a failed ``format`` review, so the
+loop never accepts an answer on a review it could not read.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,8 @@ from typing import Sequence
 
 from engine import prompts
 from engine.llm.base import Provider
-from engine.llm.errors import StructuredOutputError
+from engine.llm.errors import UnusableReplyError
+from engine.llm.replies import check_complete
 from engine.llm.structured import structured_call
 from engine.reflection.injection import with_injection_issues
 from engine.reflection.schema import REVIEW_TOOL, format_failure, review_from_payload
@@ -92,29 +98,36 @@ class LLMGenerator:
         return _part_name(self.provider, self.model)
 
     def draft(self, question: str, evidence: Sequence[Evidence], intent: Intent) -> str:
-        """A first answer with [n] citations."""
+        """A first answer with [n] citations.
+
+        Raises ModelRefusalError or OutputCutOffError when the model declined or stopped at max_tokens.
+        """
         prompt = prompts.get("generator.draft").render(
             question=question, intent=render_intent(intent), evidence=render_evidence(evidence))
-        return self._ask(prompt)
+        return self._ask(prompt, "writing the draft answer")
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
-        """The answer rewritten with the review as feedback."""
+        """The answer rewritten with the review as feedback (raises as :meth:`draft` does)."""
         prompt = prompts.get("generator.revise").render(
             question=question, evidence=render_evidence(evidence), answer=answer, review=render_review(review))
-        return self._ask(prompt)
+        return self._ask(prompt, "revising the answer")
 
-    def _ask(self, prompt: str) -> str:
+    def _ask(self, prompt: str, task: str) -> str:
         response = self.provider.chat(
             [{"role": "user", "content": prompt}],
             system=prompts.get("generator.system").render(),
             max_tokens=self.max_tokens,
             model=self.model,
         )
+        check_complete(response, source=self.name, task=task, max_tokens=self.max_tokens)
         return response.text.strip()
 
 
 class LLMReviewer:
-    """Reviews answers with a chat model forced to call ``submit_review`` with the strict review schema.
+    """Reviews answers with a chat model that fills the strict review schema (``submit_review``).
+
+    The schema goes as structured outputs or as a tool, whichever the model accepts
+    (:func:`~engine.llm.structured.structured_call`).
 
     ``require_citations=False`` is for answers written without [n] markers: each statement is
     then judged against all the evidence and missing citations are not an issue.
@@ -137,7 +150,7 @@ class LLMReviewer:
         return _part_name(self.provider, self.model)
 
     def review(self, question: str, evidence: Sequence[Evidence], answer: str) -> Review:
-        """The model's review; output that is missing or fails the schema becomes a format issue."""
+        """The model's review; a refusal, a cut-off review and output that fails the schema become a format issue."""
         if self.require_citations:
             rule = prompts.get("reviewer.citation_required").render(count=len(evidence))
         else:
@@ -154,6 +167,6 @@ class LLMReviewer:
                 validate=False,
                 model=self.model,
             )
-        except StructuredOutputError as exc:
+        except UnusableReplyError as exc:
             return with_injection_issues(format_failure(str(exc)), evidence, answer)
         return with_injection_issues(review_from_payload(payload), evidence, answer)

@@ -1,4 +1,8 @@
-"""A support judge over any Provider: the model is forced to call ``submit_judgement`` for one statement.
+"""A support judge over any Provider: the model fills ``submit_judgement`` for one statement.
+
+The judgement schema goes as structured outputs or as a tool, whichever the model accepts
+(:func:`~engine.llm.structured.structured_call`); a refused, cut-off or malformed judgement is
+"not supported".
 
 Use it in place of the offline judge, keeping the rest of the offline reviewer (citations,
 absolute wording, superseded revisions, relevance)::
@@ -13,7 +17,7 @@ from typing import Any
 
 from engine import prompts
 from engine.llm.base import Provider, ToolSpec
-from engine.llm.errors import StructuredOutputError
+from engine.llm.errors import UnusableReplyError
 from engine.llm.structured import structured_call
 from engine.reflection.judge import Judgement
 from engine.reflection.text import normalise_phrase, strip_citations
@@ -78,7 +82,7 @@ class LLMJudge:
                 max_tokens=self.max_tokens,
                 model=self.model,
             )
-        except StructuredOutputError as exc:
+        except UnusableReplyError as exc:
             return Judgement(False, 0.0, "", (f"the judge's output was not usable: {exc}",))
         best = _quoted(str(payload["best"]), sentences)
         reasons = tuple(str(r) for r in payload["reasons"] if str(r).strip())

@@ -1,4 +1,7 @@
-"""The review JSON: one strict JSON Schema, the forced tool that carries it, and conversion to Review.
+"""The review JSON: one strict JSON Schema, the tool spec that names and carries it, and conversion to Review.
+
+The schema reaches the model as structured outputs or as the ``submit_review`` tool, whichever
+the model accepts (:func:`engine.llm.structured.structured_call`).
 
 Both reviewers (LLM and offline) produce this shape and are checked against the same schema.
 Anything that fails the schema becomes a ``format`` issue with ``valid=False`` and low

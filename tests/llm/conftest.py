@@ -1,7 +1,8 @@
 """Replay recorded Messages API responses through a real Anthropic client on httpx2.MockTransport.
 
 The SDK (2.x) builds on ``httpx2``, not ``httpx``: its ``http_client`` must be an ``httpx2.Client``.
-``replay`` serves one list of responses whatever the path; ``routed`` serves one list per path
+``replay`` serves one list of responses for the Messages API and answers the Models API apart
+(a 404 unless a list is given, so capabilities are unknown); ``routed`` serves one list per path
 (``/v1/models``, ``/v1/messages``, ...), for tests that list models and then call one.
 """
 
@@ -22,14 +23,27 @@ from engine.llm.models import ModelResolver
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
-class RecordedAPI:
-    """A MockTransport handler: serves a recording's responses in order (the last one repeats)."""
+NO_MODEL_LIST = [{"status": 404, "body": {"type": "error", "error": {"type": "not_found_error",
+                                                                      "message": "no model list recorded"}}}]
 
-    def __init__(self, responses: list[dict[str, Any]]) -> None:
+
+class RecordedAPI:
+    """A MockTransport handler: serves a recording's responses in order (the last one repeats).
+
+    Requests to the Models API (``/v1/models...``) are answered from ``models`` instead and kept in
+    ``model_requests``, so ``requests``, ``calls`` and ``bodies`` are about the other calls only.
+    """
+
+    def __init__(self, responses: list[dict[str, Any]], models: list[dict[str, Any]] = NO_MODEL_LIST) -> None:
         self.responses = responses
+        self.models = models
         self.requests: list[httpx2.Request] = []
+        self.model_requests: list[httpx2.Request] = []
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.startswith("/v1/models"):
+            self.model_requests.append(request)
+            return serve(self.models[min(len(self.model_requests), len(self.models)) - 1], request)
         self.requests.append(request)
         return serve(self.responses[min(len(self.requests), len(self.responses)) - 1], request)
 
@@ -106,7 +120,10 @@ def routed() -> Iterator[Callable[..., tuple[anthropic.Anthropic, RoutedAPI]]]:
 
 @pytest.fixture
 def replay() -> Iterator[Callable[..., tuple[AnthropicProvider, RecordedAPI]]]:
-    """``replay(name_or_responses, max_retries=2, model=..., timeout=60)`` -> (provider, api) on a mock transport."""
+    """``replay(name_or_responses, max_retries=2, model=..., timeout=60, models=None)`` -> (provider, api).
+
+    ``models`` names a Models API recording (or gives its responses); without it the list 404s.
+    """
     clients: list[anthropic.Anthropic] = []
 
     def make(
@@ -115,8 +132,11 @@ def replay() -> Iterator[Callable[..., tuple[AnthropicProvider, RecordedAPI]]]:
         max_retries: int = 2,
         model: str = "claude-sonnet-4-5",
         timeout: Any = 60.0,
+        models: str | list[dict[str, Any]] | None = None,
+        **options: Any,
     ) -> tuple[AnthropicProvider, RecordedAPI]:
-        api = RecordedAPI(load_recording(recording) if isinstance(recording, str) else recording)
+        listed = NO_MODEL_LIST if models is None else load_recording(models) if isinstance(models, str) else models
+        api = RecordedAPI(load_recording(recording) if isinstance(recording, str) else recording, listed)
         client = anthropic.Anthropic(
             api_key="test-key",
             http_client=httpx2.Client(transport=httpx2.MockTransport(api)),
@@ -124,7 +144,7 @@ def replay() -> Iterator[Callable[..., tuple[AnthropicProvider, RecordedAPI]]]:
             timeout=timeout,
         )
         clients.append(client)
-        return AnthropicProvider(model, client=client, models=ModelResolver()), api
+        return AnthropicProvider(model, client=client, models=ModelResolver(), **options), api
 
     yield make
     for client in clients:

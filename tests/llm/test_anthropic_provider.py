@@ -198,7 +198,8 @@ def test_unknown_model_names_the_model(replay):
 
     with pytest.raises(ProviderRequestError, match="'claude-sonnet-9' is not available.*models overview"):
         provider.chat(QUESTION)
-    assert [r.url.path for r in api.requests] == ["/v1/messages", "/v1/models"]
+    assert [r.url.path for r in api.requests] == ["/v1/messages"]
+    assert [r.url.path for r in api.model_requests] == ["/v1/models"]  # asked once, for capabilities; remembered
 
 
 def test_timeout_maps_to_provider_timeout(replay):

@@ -68,8 +68,8 @@ def test_the_documented_ids_are_used_when_the_list_cannot_be_fetched(routed, fai
     asked = api.calls("/v1/models")  # 1, or 2 when the SDK retried a dropped connection
     loop = build_reflection("anthropic", provider=provider)
 
-    assert provider.model == FALLBACK_MODELS["generator"] == "claude-sonnet-4-5"
-    assert loop.reviewer.model == FALLBACK_MODELS["reviewer"] == "claude-haiku-4-5"
+    assert provider.model == FALLBACK_MODELS["generator"] == "claude-sonnet-5-5"
+    assert loop.reviewer.model == FALLBACK_MODELS["reviewer"] == "claude-haiku-5-5"
     assert resolver.resolve(client, "generator", "claude-anything") == "claude-anything"  # cannot be checked
     assert provider.available_models() == ()
     assert 1 <= asked <= 2 and api.calls("/v1/models") == asked  # the failure is remembered, not asked again

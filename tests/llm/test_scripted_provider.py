@@ -82,6 +82,7 @@ def test_callable_gets_messages_and_request_kwargs():
         "tool_choice": {"type": "auto"},
         "max_tokens": 1024,
         "model": "x",
+        "output_format": None,
     }
 
 
@@ -100,6 +101,7 @@ def test_every_call_is_recorded_as_a_deep_copy():
         "tool_choice": {"type": "tool", "name": "lookup"},
         "max_tokens": 64,
         "model": None,
+        "output_format": None,
     }
     assert provider.calls[1]["messages"][0]["content"][0]["text"] == "changed later"
     assert provider.calls[1]["tools"] == [] and provider.calls[1]["system"] is None
