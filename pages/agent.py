@@ -27,15 +27,15 @@ ss = st.session_state
 ss.setdefault(RUNS_KEY, [])
 
 st.caption(f"Runs act as {label(identity.name, limit=60)} with the {identity.role} role (the audit log records "
-           "this user); the tools see only the knowledge bases you may read.")
+           "this user); the tools see only the knowledge bases you may read. A run, its approval and its audit "
+           "entries are shown only to people who may read every knowledge base it read.")
 view.render_tools(runtime, identity.role)
 own_approval = not directory.configured or directory.allow_self_approval
 
 
 def refresh_audit() -> None:
-    """Steps of the runs this session started or decided: never another session's."""
-    mine = {r.run_id for r in ss[RUNS_KEY]}
-    ss[AUDIT_KEY] = [s for s in runtime.audit.steps(limit=1000) if s["run_id"] in mine][-200:]
+    """Steps of the runs this session started or decided, as far as this user may read them now."""
+    ss[AUDIT_KEY] = gate.steps(identity, run_ids=[r.run_id for r in ss[RUNS_KEY]], limit=200)
 
 
 def replace_run(run) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Collection
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,7 +87,8 @@ def _state_json(state: RunState) -> str:
     except (ValueError, TypeError, RecursionError) as exc:
         slim = RunState(run_id=state.run_id, user=state.user, role=state.role, request=state.request,
                         provider=state.provider, created_at=state.created_at, status=state.status,
-                        final_text=state.final_text, model_turns=state.model_turns, tool_calls=state.tool_calls)
+                        final_text=state.final_text, model_turns=state.model_turns, tool_calls=state.tool_calls,
+                        knowledge_bases=state.knowledge_bases, deciders=state.deciders)
         slim.final_text = clean_text(f"{state.final_text} [the run's messages could not be stored: {exc}]")
         return json.dumps(clean(slim.to_json()), default=str)
 
@@ -126,9 +128,12 @@ class AuditLog:
         with self.db.begin() as conn:
             conn.execute(insert(agent_steps), row)
 
-    def steps(self, run_id: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """Recorded steps, oldest first (the last ``limit`` of them), for one run or all."""
+    def steps(self, run_id: str | None = None, limit: int = 200,
+              run_ids: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Recorded steps, oldest first (the last ``limit`` of them), for one run, for ``run_ids``, or all."""
         where = [agent_steps.c.run_id == run_id] if run_id else []
+        if run_ids is not None:
+            where.append(agent_steps.c.run_id.in_(list(run_ids)))
         query = select(agent_steps).where(*where).order_by(agent_steps.c.id.desc()).limit(int(limit))
         with self.db.connect() as conn:
             rows = conn.execute(query).mappings().all()

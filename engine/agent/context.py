@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
@@ -14,12 +16,34 @@ Role = Literal["viewer", "analyst", "admin"]
 ROLES: tuple[Role, ...] = ("viewer", "analyst", "admin")
 
 
+class ReadLog:
+    """The knowledge bases a run's tools have read from, noted by the store they were given (thread-safe).
+
+    A run is shown, and may be decided, only by someone who may read every one of them.
+    """
+
+    def __init__(self) -> None:
+        self._names: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, names: Iterable[str]) -> None:
+        """Note that these bases were read."""
+        names = [n for n in names if isinstance(n, str) and n]
+        with self._lock:
+            self._names.update(names)
+
+    def names(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._names)
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Dependencies handed to every tool call.
 
     ``store`` is a :class:`~engine.store.KnowledgeBaseStore` (or anything with the same
     methods); ``answer`` runs the full question pipeline and is ``None`` where it is not wired.
+    ``reads`` collects the bases the tools read, when the store notes them (a store limited to a user does).
     """
 
     settings: "Settings"
@@ -27,6 +51,7 @@ class ToolContext:
     user: str
     role: Role
     answer: "Callable[[str], Answer] | None" = None
+    reads: ReadLog = field(default_factory=ReadLog, compare=False)
 
     @property
     def data_dir(self) -> Path:

@@ -29,6 +29,10 @@ Warm = Callable[[Any], None]
 def warm_search(ctx: Any) -> None:
     """Load the store's embedding model and open its tables, so a cold first search is not timed."""
     store = ctx.store
+    warm = getattr(store, "warm", None)
+    if callable(warm):  # a store that notes what a run reads warms itself without noting anything
+        warm()
+        return
     embedder = getattr(store, "embedder", None)
     if embedder is not None and callable(getattr(embedder, "encode_one", None)):
         embedder.encode_one("warm-up")

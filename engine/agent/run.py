@@ -56,6 +56,10 @@ class AgentRun:
     steps: tuple[Step, ...]
     final_text: str
     pending: PendingCall | None
+    knowledge_bases: tuple[str, ...] | None = ()
+    """The bases the run's tools read; None for a run stored before they were recorded (not known)."""
+    deciders: tuple[str, ...] = ()
+    """Who approved or denied its pending calls, in order."""
 
     @property
     def decision(self) -> str | None:
@@ -70,6 +74,8 @@ class AgentRun:
             "role": self.role, "request": self.request, "provider": self.provider,
             "steps": [s.to_dict() for s in self.steps], "final_text": self.final_text,
             "pending": self.pending.to_dict() if self.pending else None,
+            "knowledge_bases": None if self.knowledge_bases is None else list(self.knowledge_bases),
+            "deciders": list(self.deciders),
         }
 
 
@@ -79,7 +85,8 @@ class RunState:
 
     ``results`` holds the tool_result blocks of the current model turn gathered so far and
     ``queue`` the turn's tool_use blocks not yet handled; both survive a pause so that all
-    results of one turn still go back to the model in one message, in order.
+    results of one turn still go back to the model in one message, in order. ``knowledge_bases`` lists the
+    bases the run's tools have read so far; None for a run stored before they were recorded (not known).
     """
 
     run_id: str
@@ -98,6 +105,13 @@ class RunState:
     tool_calls: int = 0
     active_s: float = 0.0
     final_text: str = ""
+    knowledge_bases: list[str] | None = None
+    deciders: list[str] = field(default_factory=list)
+
+    def note_reads(self, names: frozenset[str] | set[str]) -> None:
+        """Add bases the tools read; a run whose reads are not known stays not known."""
+        if self.knowledge_bases is not None and not names <= set(self.knowledge_bases):
+            self.knowledge_bases = sorted(set(self.knowledge_bases) | set(names))
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -112,4 +126,6 @@ class RunState:
             run_id=self.run_id, status=self.status, user=self.user, role=self.role, request=self.request,
             provider=self.provider, steps=tuple(Step(**s) for s in self.steps), final_text=self.final_text,
             pending=PendingCall(**self.pending) if self.pending else None,
+            knowledge_bases=None if self.knowledge_bases is None else tuple(self.knowledge_bases),
+            deciders=tuple(self.deciders),
         )

@@ -13,6 +13,10 @@ What the run stores and shows is made safe first: text without lone surrogates, 
 bounded depth (:mod:`engine.agent.limits`), and final text without links or images to hosts outside
 ``allowed_link_hosts`` (:mod:`engine.output_safety`). A tool that needs the embedding model or the
 store is warmed before its deadline starts, so a cold first call does not time out loading them.
+
+The run records the knowledge bases its tools read (``RunState.knowledge_bases``, from the context's
+:class:`~engine.agent.context.ReadLog`); who may read or decide a run depends on them
+(:class:`engine.identity.agent_access.AgentGate`).
 """
 
 from __future__ import annotations
@@ -95,7 +99,8 @@ class AgentRuntime:
             raise AgentError("Say who is asking: a non-empty user name.")
         request, user = clean_text(request), clean_text(user)
         state = RunState(run_id=uuid.uuid4().hex[:16], user=user, role=role, request=request,
-                         provider=getattr(self.provider, "name", "unknown"), created_at=now_iso())
+                         provider=getattr(self.provider, "name", "unknown"), created_at=now_iso(),
+                         knowledge_bases=[])
         state.messages.append({"role": "user", "content": request})
         self.audit.save_run(state)
         return self._work(state)
@@ -146,6 +151,7 @@ class AgentRuntime:
             raise
         finally:
             state.active_s = self._elapsed(session)
+            self._note_reads(session)
             self.audit.save_run(state)
         return state.view()
 
@@ -252,6 +258,8 @@ class AgentRuntime:
         state = session.state
         pending = PendingCall(**state.pending)
         state.pending, state.final_text = None, ""
+        if approver not in state.deciders:
+            state.deciders.append(approver)
         use = {"id": pending.tool_use_id, "name": pending.tool, "input": pending.arguments}
         tool = self.registry.get(pending.tool)
         if not approve:
@@ -305,6 +313,7 @@ class AgentRuntime:
                                arguments=safe_args, decision=decision, duration_ms=duration_ms,
                                result_status=result_status, message=message)
         state.steps.append(step.to_dict())
+        self._note_reads(session)
         source = f"tool:{tool}" if tool in self.registry else "tool:unknown"
         content = AGENT_UNTRUSTED.render(source=source, data=dumps(envelope or {}))
         return {"type": "tool_result", "tool_use_id": str(use.get("id")), "content": content,
@@ -320,6 +329,11 @@ class AgentRuntime:
                                arguments=redact(arguments), decision="not_done", duration_ms=0.0,
                                result_status="not_done", message=envelope["message"])
         state.steps.append(step.to_dict())
+
+    def _note_reads(self, session: _Session) -> None:
+        """Add the bases the tools have read so far to the run (who may see it depends on them)."""
+        if session.ctx is not None:
+            session.state.note_reads(session.ctx.reads.names())
 
     def _finish(self, state: RunState, status: str, text: str) -> None:
         state.status = status  # type: ignore[assignment]

@@ -5,11 +5,14 @@ pages use; every one of them is limited to the bases the identity may read (or w
 identity may not read behaves as if it did not exist, so its name, documents, words and passages never
 leak through search, answers, spelling corrections, document lists or agent tools. Anything the
 wrapper does not define is refused rather than passed through unfiltered.
+
+With ``on_read``, every base whose names, documents, words or passages a call may have revealed is reported to
+it (an agent run records them, so that only people who may read them all see the run).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.errors import KnowledgeBaseError
@@ -20,11 +23,18 @@ from engine.store.search import Outcome
 class ScopedStore:
     """A KnowledgeBaseStore limited to what ``identity`` may read and write."""
 
-    def __init__(self, store: Any, identity: Identity) -> None:
+    def __init__(self, store: Any, identity: Identity,
+                 on_read: Callable[[Iterable[str]], None] | None = None) -> None:
         if isinstance(store, ScopedStore):
             store = store.inner
         self.inner = store
         self.identity = identity
+        self.on_read = on_read
+
+    def _noted(self, names: Iterable[str]) -> None:
+        """Report bases read (only readable ones reach here)."""
+        if self.on_read is not None:
+            self.on_read(list(names))
 
     # -- passthrough of non-data attributes -------------------------------------
     @property
@@ -39,6 +49,11 @@ class ScopedStore:
         raise AttributeError(f"{type(self).__name__} does not offer {name!r}: a store seen through an identity "
                              "exposes only filtered methods.")
 
+    def warm(self) -> None:
+        """Load the embedding model and open the tables before a timed search; reads nothing for the caller."""
+        self.embedder.encode_one("warm-up")
+        self.inner.knowledge_base_names()
+
     # -- which bases --------------------------------------------------------------
     def _missing(self, kb: str) -> KnowledgeBaseError:
         known = ", ".join(self.knowledge_base_names()) or "none you may read"
@@ -46,14 +61,20 @@ class ScopedStore:
                                   f"(yours: {known}).")
 
     def knowledge_base_names(self) -> list[str]:
-        return self.identity.readable(self.inner.knowledge_base_names())
+        names = self.identity.readable(self.inner.knowledge_base_names())
+        self._noted(names)
+        return names
 
     def exists(self, kb: str) -> bool:
-        return self.identity.can_read(kb) and self.inner.exists(kb)
+        if not self.identity.can_read(kb):
+            return False
+        self._noted([kb])
+        return self.inner.exists(kb)
 
     def _readable(self, kb: str) -> str:
         if not self.identity.can_read(kb):
             raise self._missing(kb)
+        self._noted([kb])
         return kb
 
     def _names(self, kb: str | Sequence[str] | None) -> list[str]:
@@ -64,7 +85,9 @@ class ScopedStore:
 
     # -- reading ------------------------------------------------------------------
     def list_knowledge_bases(self):
-        return [info for info in self.inner.list_knowledge_bases() if self.identity.can_read(info.name)]
+        infos = [info for info in self.inner.list_knowledge_bases() if self.identity.can_read(info.name)]
+        self._noted(info.name for info in infos)
+        return infos
 
     def list_documents(self, kb: str):
         return self.inner.list_documents(self._readable(kb))
@@ -81,17 +104,23 @@ class ScopedStore:
                                  "to see document ids.")
 
     def document_hashes(self, kb: str) -> dict[str, str]:
-        if not (self.identity.can_read(kb) or self.identity.can_write(kb)):
-            raise self._missing(kb)
+        self._writable_or_readable(kb)
         return self.inner.document_hashes(kb)
 
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
-        if not (self.identity.can_read(kb) or self.identity.can_write(kb)):
-            raise self._missing(kb)
+        self._writable_or_readable(kb)
         return self.inner.count_chunks(kb, doc_id)
 
+    def _writable_or_readable(self, kb: str) -> None:
+        if not (self.identity.can_read(kb) or self.identity.can_write(kb)):
+            raise self._missing(kb)
+        self._noted([kb])
+
     def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None):
-        names = list(known) if kb is None and known is not None else self._names(kb)  # known: listed here just now
+        if known is not None:  # the bases the caller has just listed: only readable ones count, whoever listed them
+            known = self.identity.readable(known)
+        names = list(known) if kb is None and known is not None else self._names(kb)
+        self._noted(names)
         return self.inner.vocabulary(names, known)
 
     def title_index(self, kb: str):
@@ -108,11 +137,14 @@ class ScopedStore:
         return self.inner.search(query, names, mode=mode, k=k, filters=filters, vector=vector)
 
     def sentence_vectors(self, chunks: Sequence[tuple[str, str]]):
-        return self.inner.sentence_vectors([(kb, c) for kb, c in chunks if self.identity.can_read(kb)])
+        allowed = [(kb, c) for kb, c in chunks if self.identity.can_read(kb)]
+        self._noted({kb for kb, _ in allowed})
+        return self.inner.sentence_vectors(allowed)
 
     def search_many(self, requests: Sequence[Any], memo: Any = None) -> list[Any]:
         """The store's ``search_many``; a request for a base this identity may not read fails as a missing base."""
         allowed = [i for i, r in enumerate(requests) if self.identity.can_read(r.kb)]
+        self._noted({requests[i].kb for i in allowed})
         outcomes = dict(zip(allowed, self.inner.search_many([requests[i] for i in allowed], memo)))
         return [outcomes[i] if i in outcomes else Outcome((), 0.0, self._missing(r.kb)) for i, r in enumerate(requests)]
 
