@@ -8,6 +8,8 @@ import hashlib
 import numpy as np
 import pytest
 
+from engine.llm.base import ChatResponse, TextBlock
+from engine.llm.capabilities import ModelCapabilities
 from engine.llm.scripted import ScriptedProvider
 from engine.reflection import JudgeConfig, Judgement, OfflineJudge, OfflineReviewer, SupportJudge
 from engine.reflection.llm_judge import LLMJudge
@@ -147,3 +149,18 @@ def test_the_offline_reviewer_runs_on_an_llm_judge():
     review = reviewer.review(HOURS, [evidence("a#1", "The museum opens at 9 am.", "")], "It opens at 8 am [1].")
     assert not review.valid and "the evidence gives 9 am, not 8 am" in review.issues[0].description
     assert len(provider.calls) == 1  # one chunk: the search for a better citation reuses its judgement
+
+
+def test_the_llm_judge_uses_structured_outputs_and_a_refusal_is_no_support():
+    capabilities = ModelCapabilities(listed=True, json_output=True, thinking_types=frozenset({"adaptive"}))
+    answer = '{"supported": true, "score": 0.95, "best": "The museum opens at 9 am.", "reasons": []}'
+    provider = ScriptedProvider([answer, ChatResponse((TextBlock(answer),), "refusal")], capabilities=capabilities)
+    judge = LLMJudge(provider, "small-model")
+
+    found = judge.judge("The museum opens at 9 am [1].", ["The museum opens at 9 am."])
+    assert found == Judgement(True, 0.95, "The museum opens at 9 am.")
+    assert provider.calls[0]["output_format"]["required"] == ["supported", "score", "best", "reasons"]
+    assert provider.calls[0]["tool_choice"] is None and provider.calls[0]["tools"] == []
+
+    refused = judge.judge("The museum opens at 9 am [1].", ["The museum opens at 9 am."])
+    assert not refused.supported and "declined" in refused.reasons[0]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from engine.errors import ConfigError, MissingKeyError
+from engine.errors import ConfigError, EngineError, MissingKeyError
+from engine.llm.base import ChatResponse, Refusal, TextBlock, ToolUseBlock
+from engine.llm.capabilities import ModelCapabilities
+from engine.llm.errors import ModelRefusalError, OutputCutOffError
 from engine.llm.scripted import ScriptedProvider
 from engine.reflection import (
     REVIEW_SCHEMA,
@@ -122,6 +127,59 @@ def test_malformed_review_becomes_a_format_issue_not_a_crash(bad_reply):
     assert result.status == "refused"
     assert [i.type for i in result.reviews[0].issues] == ["format"] and result.reviews[0].valid is False
     assert "format" in result.refusal_reason
+
+
+JSON_OUTPUT = ModelCapabilities(listed=True, json_output=True, thinking_types=frozenset({"adaptive", "between_tools"}))
+PASSING = {"valid": True, "issues": [], "corrections": [], "confidence": 0.99, "reasoning": "all supported"}
+
+
+def test_reviewer_uses_structured_outputs_when_the_model_takes_them():
+    rev = ScriptedProvider([json.dumps(PASSING)], name="rev", capabilities=JSON_OUTPUT)
+    reflection = ReflectionLoop(LLMGenerator(ScriptedProvider(["Torque the axle nut to 150 lbf.ft [1]."]), "gen"),
+                                LLMReviewer(rev, "rev-model"))
+    result = reflection.run(QUESTION, EVIDENCE, INTENT)
+    assert result.status == "success"
+    call = rev.calls[0]
+    assert call["output_format"] == REVIEW_SCHEMA and call["tools"] == [] and call["tool_choice"] is None
+    assert "submit_review fields" in call["system"] and "calling the submit_review tool" not in call["system"]
+
+
+@pytest.mark.parametrize("capabilities", [None, JSON_OUTPUT], ids=["forced-tool", "json-output"])
+def test_a_refused_review_is_not_a_pass_even_when_it_reads_as_one(capabilities):
+    looks_fine = (ToolUseBlock("t1", "submit_review", PASSING) if capabilities is None
+                  else TextBlock(json.dumps(PASSING)))
+    refused = ChatResponse((looks_fine,), "refusal", refusal=Refusal("general_harms", ""))
+    gen = ScriptedProvider(["Torque the axle nut to 150 lbf.ft [1]."])
+    rev = ScriptedProvider([refused], name="rev", capabilities=capabilities)
+    result = ReflectionLoop(LLMGenerator(gen, "gen"), LLMReviewer(rev, "rev-model"), max_rounds=0).run(
+        QUESTION, EVIDENCE, INTENT)
+    assert result.status == "refused" and result.reviews[0].valid is False
+    assert [i.type for i in result.reviews[0].issues] == ["format"]
+    assert "declined while filling 'submit_review'" in result.refusal_reason and "general_harms" in result.refusal_reason
+
+
+def test_a_review_cut_off_at_max_tokens_is_not_a_pass():
+    cut = ChatResponse((TextBlock('{"valid": true, "issues": [], "corrections": [], "confidence": 0.99'),),
+                       "max_tokens")
+    rev = ScriptedProvider([cut], name="rev", capabilities=JSON_OUTPUT)
+    reviewer = LLMReviewer(rev, "rev-model", max_tokens=300)
+    review = reviewer.review(QUESTION, EVIDENCE, "Torque the axle nut to 150 lbf.ft [1].")
+    assert review.valid is False and review.confidence < 0.9
+    assert "cut off at max_tokens=300" in review.issues[0].description
+
+
+@pytest.mark.parametrize("reply, error, words", [
+    (ChatResponse((TextBlock("I can't help with"),), "refusal", refusal=Refusal("cyber", "Declined.")),
+     ModelRefusalError, "declined while writing the draft answer (stop_reason refusal: cyber: Declined.)"),
+    (ChatResponse((TextBlock("Torque the axle nut to"),), "max_tokens"), OutputCutOffError,
+     "cut off at max_tokens=1024 while writing the draft answer"),
+])
+def test_a_refused_or_cut_off_draft_is_an_engine_error_not_an_answer(reply, error, words):
+    generator = LLMGenerator(ScriptedProvider([reply], name="scripted"), "gen-model")
+    with pytest.raises(error) as caught:
+        generator.draft(QUESTION, EVIDENCE, INTENT)
+    assert isinstance(caught.value, EngineError) and words in str(caught.value)
+    assert str(caught.value).startswith("scripted:gen-model ")
 
 
 def test_no_evidence_refuses_without_calling_a_model():
