@@ -1,4 +1,4 @@
-"""Find a provider by a string id: ``"offline"``, ``"anthropic"``, ``"anthropic:claude-sonnet-4-5"``.
+"""Find a provider by a string id: ``"offline"``, ``"anthropic"``, ``"anthropic:claude-sonnet-5-5"``.
 
 An id is ``prefix`` or ``prefix:model``. Each prefix maps to a factory called as
 ``factory(model, **options)`` where ``model`` is the part after the colon or ``None``.
@@ -67,7 +67,7 @@ def get_provider(provider_id: str | None = None, **options: Any) -> Provider:
         known = ", ".join(known_provider_ids()) or "none"
         raise ProviderError(
             f"Unknown provider {provider_id!r}. Known providers: {known} "
-            "(write 'prefix' or 'prefix:model', e.g. 'anthropic:claude-sonnet-4-5')."
+            "(write 'prefix' or 'prefix:model', e.g. 'anthropic:claude-sonnet-5-5')."
         )
     return factory(model, **options)
 
