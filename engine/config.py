@@ -65,6 +65,21 @@ class Settings(BaseSettings):
     parse_memory_mb: int = Field(
         default=2048, ge=256, description="Memory (address space) the document reader may use, in MB."
     )
+    max_columns_per_row: int = Field(
+        default=1_000, ge=2, description="Most columns in one row of a table (CSV, DOCX); a wider one is data, "
+        "not a document (a 100,000-column CSV made 2,845 chunks that embedded at about 1 per second).",
+    )
+    max_cells_per_file: int = Field(
+        default=1_000_000, ge=100, description="Most table cells in one file (CSV, DOCX tables).",
+    )
+    max_chunks_per_mb: int = Field(
+        default=10_000, ge=100, description="Most chunks per MB of a document's text, for documents of over 1,000 "
+        "chunks: full chunks of 800 characters make about 1,500; more than 10,000 is text cut into scraps.",
+    )
+    max_embed_seconds_per_file: float = Field(
+        default=600.0, gt=0, description="Time one file's chunks may take to embed, in seconds; the file is rejected "
+        "once it has taken that long, or as soon as its first chunks show it would.",
+    )
     chunk_size: int = Field(default=800, ge=100, le=8000, description="Target chunk length in characters.")
     chunk_overlap: int = Field(default=120, ge=0, description="Characters repeated between neighbouring chunks.")
     embedding_model: str = Field(
@@ -243,6 +258,11 @@ class Settings(BaseSettings):
     def _overlap_below_size(self) -> "Settings":
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("chunk_overlap must be smaller than chunk_size")
+        full = 1_048_576 / (self.chunk_size - self.chunk_overlap)  # chunks per MB of text when every chunk is full
+        if self.max_chunks_per_mb < 1.5 * full:
+            raise ValueError(f"max_chunks_per_mb ({self.max_chunks_per_mb:,}) must be at least {1.5 * full:,.0f} at "
+                             f"chunk_size {self.chunk_size} and chunk_overlap {self.chunk_overlap} (ordinary text "
+                             f"makes {full:,.0f} chunks per MB there); raise WORKBENCH_MAX_CHUNKS_PER_MB")
         return self
 
     @property
