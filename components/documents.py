@@ -25,6 +25,12 @@ STATUS_LABEL = {
     "unchanged": "⏸️ unchanged",
     "replaced": "🔁 replaced",
     "rejected": "⛔ rejected",
+    "skipped": "⏭️ skipped",
+}
+ON_CONFLICT_LABEL = {  # the upload form's choice for a file name the base already holds
+    "replace": "Replace the stored document",
+    "keep-both": "Keep both (the new one gets a “(2)” title)",
+    "skip": "Skip the new file",
 }
 FROM_FILE = "from the file"
 NEW_BASE = "➕ new knowledge base…"
@@ -38,6 +44,7 @@ class UploadRequest:
     files: tuple[tuple[str, bytes], ...]
     knowledge_base: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    on_conflict: str = "replace"
 
 
 def metadata_overrides(update_date: date | None, authority: Any, doc_type: str | None, series: str | None = None,
@@ -84,6 +91,12 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
                                help="Revisions of one document share a series; the newest revision supersedes "
                                     "the others in answers.")
         revision = c5.text_input("Revision", key="documents.revision", placeholder="e.g. Rev 12, 2.0")
+        on_conflict = st.radio(
+            "When the base already holds a file of the same name", list(ON_CONFLICT_LABEL),
+            format_func=ON_CONFLICT_LABEL.__getitem__, key="documents.on_conflict", horizontal=True,
+            help="A base keeps one document per file name. Replace: the new file replaces it (the outcome says what "
+                 "it replaced). Keep both: the new one is stored beside it under its own id, its title marked (2). "
+                 "Skip: the stored one stays and the new file is not written.")
         submitted = st.form_submit_button("Index files", type="primary", key="documents.submit")
     if not submitted:
         return None
@@ -98,6 +111,7 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
         files=tuple((f.name, f.getvalue()) for f in files),
         knowledge_base=kb,
         metadata=metadata_overrides(update_date, authority, doc_type, series, revision),
+        on_conflict=on_conflict,
     )
 
 
@@ -112,7 +126,7 @@ def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | Non
     def progress(result: FileResult) -> None:
         queue = bars.get(result.name) or []
         if queue:  # of two files with one name, the later one is the one rejected as a repeat
-            bar = queue.pop() if result.status == "rejected" else queue.pop(0)
+            bar = queue.pop() if result.status in ("rejected", "skipped") else queue.pop(0)
             bar.progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
 
     def step(update: IngestStep) -> None:  # the file's bar moves as its chunks are embedded
@@ -124,7 +138,7 @@ def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | Non
 
     try:
         report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata,
-                                       progress=progress, on_step=step)
+                                       progress=progress, on_step=step, on_conflict=request.on_conflict)
     except EngineError as exc:
         st.error("Nothing was indexed: " + label(str(exc), limit=600))
         return None
@@ -138,22 +152,25 @@ def outcome_frame(report: IngestReport) -> pd.DataFrame:
         "outcome": STATUS_LABEL[f.status],
         "title": neutralise_markdown(f.title),
         "chunks": f.chunks,
-        "reason": neutralise_markdown(f.reason or " ".join(f.warnings) or None),
+        "reason": neutralise_markdown(f.reason or " ".join([*([f.note] if f.note else []), *f.warnings]) or None),
         "doc_id": f.doc_id or "",
     } for f in report.files]
     return pd.DataFrame(rows, columns=["file", "outcome", "title", "chunks", "reason", "doc_id"])
 
 
 def outcome_summary(report: IngestReport) -> str:
-    parts = [f"{report.count(s)} {s}" for s in ("added", "unchanged", "replaced", "rejected")]
+    parts = [f"{report.count(s)} {s}" for s in ("added", "unchanged", "replaced", "rejected", "skipped")
+             if s != "skipped" or report.count(s)]
     return f"{', '.join(parts)} · {report.chunks_written} chunks written in {report.seconds:.1f} s"
 
 
 def render_outcome(report: IngestReport) -> None:
     """The outcome of the last upload: a summary line and a table (text shown as plain cells)."""
     st.subheader("Last upload")
-    st.caption("Added: new document. Unchanged: same content and metadata as before, skipped. "
-               "Replaced: a changed version replaced the old chunks. Rejected: nothing written; see the reason.")
+    st.caption("Added: new document (or a second one kept beside a document of the same name). Unchanged: same "
+               "content and metadata as before, not written again. Replaced: a changed version replaced the stored "
+               "one, named in the reason column. Skipped: a file of that name was stored already and kept. "
+               "Rejected: nothing written; see the reason.")
     summary = outcome_summary(report)
     for result in report.files:
         for warning in result.warnings:

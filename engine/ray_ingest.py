@@ -5,8 +5,10 @@ functions (the sandboxed parse worker, metadata and sidecars, hashing, chunking,
 they run changes:
 
     file list  ->  map_batches(read_and_chunk)        Ray tasks, one sandboxed parse worker per Ray worker
-               ->  map_batches(EmbedChunks)           Ray actors; each loads the embedding model once
-               ->  driver: Ingestor._write            the store's write path: hash checks, lock, one commit
+               ->  map_batches(EmbedChunks)           Ray actors; each loads the embedding model once and
+                                                      embeds each file within its time limit
+               ->  driver: Ingestor._write            the store's write path: hash checks, statuses decided
+                                                      under the lock, a commit per group of finished files
 
 A file the base already holds with the same content hash is read (to hash it) but neither chunked nor
 embedded. Ray is optional: the default engine never imports it, and this module imports it only when run.
@@ -21,17 +23,19 @@ import os
 import pickle
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine.config import Settings
+from engine.documents.folders import Found
 from engine.documents.limits import ParseLimits
 from engine.documents.sandbox import ParseWorker
-from engine.errors import ConfigError, EngineError
+from engine.embed_budget import embed_within
+from engine.errors import ConfigError, DocumentError, EngineError
 from engine.documents.prepare import Embedded, FileItem, SourceDoc, chunk_document, prepare_document, search_text
-from engine.store.sentences import embed_sentences
 
 RAY_PIN = "ray[data]==2.60.0"
 QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DATA_LOG_LEVEL": "WARNING"}
@@ -142,35 +146,48 @@ def _with(doc: SourceDoc, chunks: tuple, vectors: Any, sentences: Any = None) ->
 
 
 class EmbedChunks:
-    """A Ray actor that embeds the chunks of every batch it is given; it loads the embedding model once, on the
-    first batch with chunks (a batch of unchanged files needs none)."""
+    """A Ray actor that embeds the chunks of every batch it is given, file by file within the time one file may
+    take (engine/embed_budget.py: a file over it becomes the DocumentError that rejects it); it loads the embedding
+    model once, on the first batch with chunks (a batch of unchanged files needs none)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.embedder = None
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, Any]:
-        per_row = [pickle.loads(raw) for raw in batch["texts"]]  # noqa: S301 - rows this module wrote
-        flat = [t for texts in per_row for t in texts]
-        if flat and self.embedder is None:
+        outcomes = []
+        for raw, texts_raw in zip(batch["outcome"], batch["texts"]):
+            texts = pickle.loads(texts_raw)  # noqa: S301 - rows this module wrote
+            if texts:
+                raw = pickle.dumps(self._embedded(pickle.loads(raw), texts),  # noqa: S301
+                                   protocol=pickle.HIGHEST_PROTOCOL)
+            outcomes.append(raw)
+        return {"index": batch["index"], "outcome": outcomes}
+
+    def _embedded(self, doc: SourceDoc, texts: list[str]) -> SourceDoc | EngineError:
+        if self.embedder is None:
             from engine.embeddings import embedder_for  # the store's own choice of model and backend
 
             self.embedder = embedder_for(self.settings)
-        vectors = self.embedder.encode(flat) if flat else None
-        docs = [pickle.loads(raw) if texts else None for raw, texts in zip(batch["outcome"], per_row)]  # noqa: S301
-        sentences = None
-        if flat and self.settings.store_sentence_vectors:  # the same sentences and vectors as the in-process ingest
-            sentences = embed_sentences(self.embedder, [c.text for doc in docs if doc for c in doc.embedded.chunks])
-        outcomes, start = [], 0
-        for raw, texts, doc in zip(batch["outcome"], per_row, docs):
-            if texts:
-                end = start + len(texts)
-                raw = pickle.dumps(_with(doc, doc.embedded.chunks, vectors[start:end],
-                                         sentences[start:end] if sentences is not None else None),
-                                   protocol=pickle.HIGHEST_PROTOCOL)
-                start = end
-            outcomes.append(raw)
-        return {"index": batch["index"], "outcome": outcomes}
+        chunks = doc.embedded.chunks
+        wanted = self.settings.store_sentence_vectors  # the same sentences and vectors as the in-process ingest
+        try:
+            vectors, sentences = embed_within(self.embedder, texts, self.settings.max_embed_seconds_per_file,
+                                              [c.text for c in chunks] if wanted else None)
+        except DocumentError as exc:
+            return exc
+        return _with(doc, chunks, vectors, sentences)
+
+
+def _for_workers(item: FileItem) -> FileItem:
+    """A file as the Ray workers get it. On a cluster (``RAY_ADDRESS``) a shared file system shows each node its
+    own device numbers, so a file found by the driver's folder walk is checked there by what can be checked on
+    any node: a regular file, opened without following a link. On this machine's own Ray it keeps its identity
+    check (engine/documents/files.py)."""
+    name, source, sidecar, caller = item
+    if isinstance(source, Found) and os.environ.get("RAY_ADDRESS", "").strip():
+        source = replace(source, identity=None)
+    return name, source, sidecar, caller
 
 
 # -- the reader the Ingestor uses -----------------------------------------------------------------
@@ -207,7 +224,7 @@ class RayReader:
         context.enable_progress_bars = False
         context.print_on_execution_start = False
         actors = self.embed_actors or max(1, int(ray.cluster_resources().get("CPU", 1)) // 2)
-        rows = [{"index": i, "item": pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)}
+        rows = [{"index": i, "item": pickle.dumps(_for_workers(item), protocol=pickle.HIGHEST_PROTOCOL)}
                 for i, item in enumerate(items)]
         dataset = (
             ray.data.from_items(rows, override_num_blocks=max(1, -(-len(rows) // self.files_per_task)))

@@ -11,6 +11,7 @@ from engine.api.auth import Caller, Engine, Writer
 from engine.api.errors import NotFound, TooLarge
 from engine.api.schemas import DocId, KbName
 from engine.errors import KnowledgeBaseError
+from engine.store.conflicts import OnConflict
 
 router = APIRouter(tags=["documents"])
 OneLine = Annotated[str | None, Form(max_length=200, pattern=r"^[^\r\n]*$")]
@@ -38,9 +39,13 @@ async def upload(
     update_date: Annotated[date | None, Form(description="YYYY-MM-DD for every file")] = None,
     authority: Annotated[int | None, Form(ge=1, le=5, description="1 (low) to 5 (high) for every file")] = None,
     doc_type: OneLine = None, series: OneLine = None, revision: OneLine = None, title: OneLine = None,
+    on_conflict: Annotated[OnConflict, Form(description="a file name the base already holds: replace that document "
+                                                        "(default), keep-both (this one is stored beside it as "
+                                                        "'TITLE (2)' under a new id), or skip this file")] = "replace",
 ) -> dict[str, Any]:
-    """Each file gets an outcome (added, unchanged, replaced, rejected with the reason), as on the Documents page;
-    a rejected file writes nothing and the rest proceed. Needs the analyst or admin role and a write grant."""
+    """Each file gets an outcome (added, unchanged, replaced with what it replaced, skipped, rejected with the
+    reason), as on the Documents page; a rejected file writes nothing and the rest proceed. Needs the analyst or
+    admin role and a write grant."""
     _check_length(request)
     identity.require_write(knowledge_base)
     if not files:
@@ -59,7 +64,8 @@ async def upload(
                                   "revision": revision, "title": title}.items() if v not in (None, "")}
     from starlette.concurrency import run_in_threadpool
 
-    report = await run_in_threadpool(engine.ingestor_for(identity).ingest_bytes, loaded, knowledge_base, metadata)
+    report = await run_in_threadpool(engine.ingestor_for(identity).ingest_bytes, loaded, knowledge_base, metadata,
+                                     on_conflict=on_conflict)
     return report.to_dict()
 
 

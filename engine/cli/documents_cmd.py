@@ -11,7 +11,7 @@ from engine.cli.common import emit, settings_from, table
 from engine.cli.progress import TerminalProgress
 from engine.documents.names import one_line
 from engine.embeddings import export_pending
-from engine.ingest import Ingestor, walk_paths
+from engine.ingest import ON_CONFLICT, Ingestor, walk_paths
 from engine.store import MODES, KnowledgeBaseStore, make_filters
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -27,6 +27,12 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--doc-type", help="document type for every file in this run")
     p.add_argument("--series", help="document series (revisions of one document share it) for every file in this run")
     p.add_argument("--revision", help="revision label (e.g. 'Rev 12') for every file in this run")
+    p.add_argument("--follow-links", action="store_true",
+                   help="follow symbolic links that stay inside the folder given (links out of it are never "
+                        "followed; without this flag no link is)")
+    p.add_argument("--on-conflict", choices=ON_CONFLICT, default="replace",
+                   help="a file whose name the base already holds: replace that document (default), keep-both "
+                        "(store this one beside it as NAME (2)), or skip it")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local: read and embed in this process (default); ray: as Ray Data stages, on the cluster at "
                         "RAY_ADDRESS or a Ray instance started here (needs ray[data] installed)")
@@ -74,14 +80,18 @@ def _shown(rows: list[dict], columns: list[str]) -> list[dict]:
     return [{**row, **{c: one_line(row[c]) for c in columns if isinstance(row.get(c), str)}} for row in rows]
 
 
-def _file_count(paths: list[str]) -> int:
-    found, skipped = walk_paths(paths)
+def _file_count(paths: list[str], follow_links: bool = False) -> int:
+    found, skipped = walk_paths(paths, follow_links)
     return len(found) + len(skipped)
 
 
+def _detail(f: dict) -> str:
+    return f["reason"] or " ".join([f"{f['chunks']} chunks.", *([f["note"]] if f.get("note") else []),
+                                    *f.get("warnings", ())])
+
+
 def _render_ingest(payload: dict) -> str:
-    rows = [dict(f, detail=f["reason"] or " ".join([f"{f['chunks']} chunks.", *f.get("warnings", ())]))
-            for f in payload["files"]]
+    rows = [dict(f, detail=_detail(f)) for f in payload["files"]]
     columns = ["status", "name", "doc_id", "detail"]
     summary = ", ".join(f"{v} {k}" for k, v in payload["summary"].items())
     pending = payload.get("index_pending")
@@ -100,9 +110,10 @@ def cmd_ingest(args) -> int:
         from engine.ray_ingest import RayReader, ray_runtime  # Ray is imported only for this engine
 
         runtime, reader = ray_runtime(), RayReader(store)
-    with runtime, TerminalProgress(args.kb, _file_count(args.paths)) as bar:
+    with runtime, TerminalProgress(args.kb, _file_count(args.paths, args.follow_links)) as bar:
         report = Ingestor(store, reader=reader).ingest_paths(args.paths, args.kb, caller, progress=bar.file,
-                                                              on_step=bar.step)
+                                                              on_step=bar.step, follow_links=args.follow_links,
+                                                              on_conflict=args.on_conflict)
     emit(args, report.to_dict(), _render_ingest)
     return 0
 

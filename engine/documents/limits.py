@@ -1,8 +1,9 @@
 """Limits on what reading one file may cost, and the checks that apply them before the expensive work.
 
 A hostile or broken file must be turned away with a reason, in bounded time and memory: a ZIP (DOCX)
-is judged by its directory before anything is inflated, a document's chunk count by a cheap lower
-bound before it is chunked, then exactly with the chunker stopping one past the cap.
+is judged by its directory before anything is inflated, a table by its columns and cells as its rows are
+read, a document's chunk count by a cheap lower bound before it is chunked, then exactly with the chunker
+stopping one past the cap, and its text's density (chunks per MB) once the chunks are counted.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from engine.config import Settings
 
 MB = 1024 * 1024
+DENSITY_MIN_CHUNKS = 1_000
+"""The density cap applies to documents of more chunks than this: below it a document is cheap whatever its shape
+(1,000 short chunks embed in well under a minute on two cores), and a short deck of slides is not refused."""
 
 
 @dataclass(frozen=True)
@@ -44,13 +48,21 @@ class ParseLimits:
     """Compression ratio above which a DOCX part over 1 MB counts as a decompression bomb (Word XML packs
     10-40:1; a stream of zeros packs 1,000:1)."""
     max_zip_members: int = 10_000
+    max_columns: int = 1_000
+    """Columns in one row of a table (a CSV row, a DOCX table row)."""
+    max_cells: int = 1_000_000
+    """Cells in all the tables of one file."""
+    max_chunks_per_mb: int = 10_000
+    """Chunks per MB of a document's text: full chunks of 800 characters make about 1,500; 10,000 means they
+    average under 105 characters, text cut into scraps (a short line per page)."""
+    density_min_chunks: int = DENSITY_MIN_CHUNKS
     timeout_s: float = 120.0
     memory_mb: int = 2048
 
     def __post_init__(self) -> None:
         for name in ("max_chunks", "chunk_size", "max_field_chars", "max_metadata_chars", "max_metadata_bytes",
-                     "max_metadata_depth", "max_unpacked_mb", "max_zip_ratio", "max_zip_members", "timeout_s",
-                     "memory_mb"):
+                     "max_metadata_depth", "max_unpacked_mb", "max_zip_ratio", "max_zip_members", "max_columns",
+                     "max_cells", "max_chunks_per_mb", "density_min_chunks", "timeout_s", "memory_mb"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be greater than 0")
         if not 0 <= self.chunk_overlap < self.chunk_size:
@@ -62,7 +74,9 @@ class ParseLimits:
             max_chunks=settings.max_chunks_per_doc, chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap, max_field_chars=settings.max_field_chars,
             max_metadata_chars=settings.max_metadata_chars, max_unpacked_mb=settings.max_unpacked_mb,
-            timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb,
+            max_columns=settings.max_columns_per_row, max_cells=settings.max_cells_per_file,
+            max_chunks_per_mb=settings.max_chunks_per_mb, timeout_s=settings.parse_timeout_s,
+            memory_mb=settings.parse_memory_mb,
         )
 
 
@@ -113,7 +127,8 @@ def check_text_size(visible: int, limits: ParseLimits) -> None:
 
 
 def check_chunk_count(sections: Iterable[Section], limits: ParseLimits) -> int:
-    """The number of chunks ``sections`` make, or DocumentError when it is over ``limits.max_chunks``.
+    """The number of chunks ``sections`` make, or DocumentError when it is over ``limits.max_chunks`` or over
+    ``limits.max_chunks_per_mb`` per MB of their text (for documents of more than ``density_min_chunks``).
 
     The lower bound of ``check_text_size`` refuses a huge text before any chunking; otherwise chunking stops one
     chunk past the cap.
@@ -127,7 +142,36 @@ def check_chunk_count(sections: Iterable[Section], limits: ParseLimits) -> int:
         count += 1
         if count > limits.max_chunks:
             raise _too_many(f"more than {limits.max_chunks:,}", limits)
+    check_density(count, sum(len(s.text) for s in sections), limits)
     return count
+
+
+def check_density(chunks: int, chars: int, limits: ParseLimits) -> None:
+    """DocumentError when ``chunks`` made of ``chars`` characters of text are over ``limits.max_chunks_per_mb``."""
+    if chunks <= limits.density_min_chunks or chunks <= limits.max_chunks_per_mb * chars / MB:
+        return
+    raise DocumentError(
+        f"The document makes {chunks:,} chunks from {chars / MB:,.2f} MB of text ({chunks * MB / max(chars, 1):,.0f} "
+        f"per MB; they average {chars / chunks:,.0f} characters), over the limit of {limits.max_chunks_per_mb:,} "
+        "chunks per MB (WORKBENCH_MAX_CHUNKS_PER_MB): its text is cut into scraps, such as one short line per page. "
+        "Export it with its text joined up (or as plain text), or raise the limit.")
+
+
+def check_row_width(columns: int, row: int, what: str, limits: ParseLimits) -> None:
+    """DocumentError when row ``row`` of a table in ``what`` ("the CSV") has more than ``limits.max_columns``."""
+    if columns > limits.max_columns:
+        raise DocumentError(
+            f"Row {row:,} of {what} has {columns:,} columns, over the limit of {limits.max_columns:,} per row "
+            "(WORKBENCH_MAX_COLUMNS_PER_ROW). A table this wide is data rather than a document: split it into "
+            "narrower tables, transpose it, or raise the limit.")
+
+
+def check_cells(cells: int, row: int, what: str, limits: ParseLimits) -> None:
+    """DocumentError when the tables of ``what`` hold more than ``limits.max_cells`` cells by row ``row``."""
+    if cells > limits.max_cells:
+        raise DocumentError(
+            f"{what[0].upper()}{what[1:]} holds more than {limits.max_cells:,} table cells (passed at row {row:,}; "
+            "WORKBENCH_MAX_CELLS_PER_FILE). Split it into smaller files, or raise the limit.")
 
 
 def _too_many(count: str, limits: ParseLimits) -> DocumentError:

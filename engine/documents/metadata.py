@@ -8,11 +8,14 @@ A missing date stays unknown (None); it is never invented.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Mapping
 
+from engine.documents.files import inside, open_regular, read_at_most
 from engine.documents.limits import DEFAULT_LIMITS, ParseLimits
 from engine.documents.names import one_line, safe_name
 from engine.documents.safe_metadata import check_metadata_size, load_metadata
@@ -45,23 +48,42 @@ def is_sidecar(path: Path) -> bool:
     return any(path.name.lower().endswith(s) for s in SIDE_SUFFIXES)
 
 
-def read_sidecar(path: Path, limits: ParseLimits = DEFAULT_LIMITS) -> dict[str, Any]:
-    """Metadata from the first sidecar next to ``path`` (empty when there is none)."""
+def read_sidecar(path: Path, limits: ParseLimits = DEFAULT_LIMITS, root: str | None = None,
+                 follow_links: bool = False) -> dict[str, Any]:
+    """Metadata from the first sidecar next to ``path`` (empty when there is none).
+
+    A sidecar is read as its document is (engine/documents/files.py): a regular file only; a symbolic link only
+    with ``follow_links`` and only to a file inside ``root`` (default: the document's folder). A sidecar that
+    cannot be read that way rejects its document, rather than leaving it with metadata other than intended.
+    """
     for candidate in sidecar_paths(path):
-        if candidate.is_file():
-            shown = safe_name(candidate.name)
+        shown = f"Sidecar {safe_name(candidate.name)}"
+        try:
+            info = candidate.lstat()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise DocumentError(f"{shown} cannot be read ({exc.strerror}); check its permissions.") from None
+        target = candidate
+        if stat.S_ISLNK(info.st_mode):
+            real = os.path.realpath(candidate)
+            if not follow_links or not inside(real, root or os.path.realpath(candidate.parent)):
+                where = "" if not follow_links else " to a file outside the folder being ingested"
+                raise DocumentError(f"{shown} is a symbolic link{where}; it was not read, and so neither was its "
+                                    "document. Replace the link with the file itself.")
+            target = Path(real)
+        with open_regular(target, shown) as (handle, size):
+            check_metadata_size(size, shown, limits)
             try:
-                check_metadata_size(candidate.stat().st_size, f"Sidecar {shown}", limits)
-                with candidate.open("rb") as handle:
-                    data = handle.read(limits.max_metadata_bytes + 1)
+                data = read_at_most(handle, limits.max_metadata_bytes)
             except OSError as exc:
-                raise DocumentError(f"Sidecar {shown} cannot be read ({exc.strerror}); check its permissions."
-                                    ) from None
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise DocumentError(f"Sidecar {shown} is not UTF-8 text; save it as UTF-8.") from None
-            return parse_sidecar(candidate.name, text, limits)
+                raise DocumentError(f"{shown} cannot be read ({exc.strerror}); check its permissions.") from None
+        check_metadata_size(len(data), shown, limits)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise DocumentError(f"{shown} is not UTF-8 text; save it as UTF-8.") from None
+        return parse_sidecar(candidate.name, text, limits)
     return {}
 
 

@@ -11,7 +11,9 @@ from typing import Callable
 from bs4 import BeautifulSoup
 
 from engine.documents.detect import decode_text, detect_format
-from engine.documents.limits import DEFAULT_LIMITS, ParseLimits, check_text_size, check_zip, visible_chars
+from engine.documents.limits import (
+    DEFAULT_LIMITS, ParseLimits, check_cells, check_row_width, check_text_size, check_zip, visible_chars,
+)
 from engine.documents.pdf_checks import low_text_warning, pdf_title
 from engine.documents.safe_metadata import load_metadata
 from engine.documents.types import Format, ParsedFile, Section
@@ -100,8 +102,20 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
                       warnings=(warning,) if warning else ())
 
 
-def _docx_table_text(table) -> str:
-    rows = [[cell.text.strip() for cell in row.cells] for row in table.rows]
+def _docx_rows(table, cells: int, limits: ParseLimits) -> tuple[list[list[str]], int]:
+    """The cell texts of a DOCX table, row by row, and ``cells`` plus its cell count; DocumentError for a row wider
+    than ``limits.max_columns`` or once the file's cells pass ``limits.max_cells``."""
+    rows = []
+    for number, row in enumerate(table.rows, start=1):
+        found = row.cells
+        check_row_width(len(found), number, "a table in the DOCX", limits)
+        cells += len(found)
+        check_cells(cells, number, "the DOCX", limits)
+        rows.append([cell.text.strip() for cell in found])
+    return rows, cells
+
+
+def _docx_table_text(rows: list[list[str]]) -> str:
     if not rows:
         return ""
     header, body = rows[0], rows[1:]
@@ -129,6 +143,7 @@ def parse_docx(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_
     except Exception as exc:  # python-docx raises many types for broken packages
         raise DocumentError(f"The DOCX file is corrupt ({exc.__class__.__name__}); re-save it from Word.") from None
     blocks: list[str] = []
+    cells = 0
     title = (document.core_properties.title or "").strip() or None
     for item in document.iter_inner_content():
         if isinstance(item, Paragraph):
@@ -142,7 +157,8 @@ def parse_docx(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_
             else:
                 blocks.append(text)
         elif isinstance(item, Table):
-            table_text = _docx_table_text(item)
+            rows, cells = _docx_rows(item, cells, limits)
+            table_text = _docx_table_text(rows)
             if table_text:
                 blocks.append(table_text)
     text = _clean("\n\n".join(blocks))
@@ -191,11 +207,15 @@ def parse_html(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_
 
 
 def _csv_records(reader, limits: ParseLimits) -> list[str]:
-    """"Columns: ..." then one "column: value; ..." record per non-empty row."""
+    """"Columns: ..." then one "column: value; ..." record per non-empty row; DocumentError for a row wider than
+    ``limits.max_columns``, once the cells pass ``limits.max_cells``, or once the text must pass the chunk cap."""
     header: list[str] | None = None
     records: list[str] = []
-    visible = 0
+    visible = cells = 0
     for row in reader:
+        check_row_width(len(row), reader.line_num, "the CSV", limits)
+        cells += len(row)
+        check_cells(cells, reader.line_num, "the CSV", limits)
         if not any(cell.strip() for cell in row):
             continue
         if header is None:

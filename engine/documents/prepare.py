@@ -18,10 +18,11 @@ from typing import Any
 from engine.config import Settings
 from engine.documents.chunking import chunk_sections
 from engine.documents.detect import format_for_name
+from engine.documents.files import read_regular, too_large
+from engine.documents.folders import Found
 from engine.documents.metadata import resolve_metadata
 from engine.documents.sandbox import ParseWorker
 from engine.documents.types import Chunk, DocumentMetadata, ParsedFile
-from engine.errors import DocumentError
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,8 @@ class SourceDoc:
     embedded: Embedded | None = None
 
 
-FileItem = tuple[str, "Path | bytes", Mapping[str, Any], "Mapping[str, Any] | None"]
-"""A file to read: (safe name, path or bytes, sidecar metadata, caller metadata)."""
+FileItem = tuple[str, "Path | Found | bytes", Mapping[str, Any], "Mapping[str, Any] | None"]
+"""A file to read: (safe name, a path, a file a folder walk found, or bytes; sidecar metadata; caller metadata)."""
 
 
 def make_doc_id(kb: str, file_name: str) -> str:
@@ -67,25 +68,19 @@ def content_hash(data: bytes, metadata: DocumentMetadata, settings: Settings) ->
     return h.hexdigest()
 
 
-def prepare_document(name: str, source: Path | bytes, sidecar: Mapping[str, Any], kb: str,
+def prepare_document(name: str, source: Path | Found | bytes, sidecar: Mapping[str, Any], kb: str,
                      caller: Mapping[str, Any] | None, reader: ParseWorker, settings: Settings) -> SourceDoc:
-    """Read one file (size limit, sandboxed parse, metadata, hash); raises DocumentError to reject it."""
+    """Read one file (a regular file only, size limit, sandboxed parse, metadata, hash); raises DocumentError to
+    reject it. A :class:`Found` file is read only if it is still the file its folder walk found."""
     format_for_name(name)
-    if isinstance(source, Path):
-        if not source.is_file():
-            raise DocumentError(f"{source} does not exist or is not a file; check the path.")
-        size = source.stat().st_size
+    if isinstance(source, Found):
+        data = read_regular(source.target, settings.max_file_mb, source.identity)
+    elif isinstance(source, Path):
+        data = read_regular(source, settings.max_file_mb)
     else:
-        size = len(source)
-    if size > settings.max_file_bytes:
-        raise DocumentError(
-            f"The file is {size / 1_048_576:.1f} MB, over the {settings.max_file_mb:g} MB limit; "
-            "split it or raise WORKBENCH_MAX_FILE_MB."
-        )
-    try:
-        data = source.read_bytes() if isinstance(source, Path) else source
-    except OSError as exc:
-        raise DocumentError(f"The file cannot be read ({exc.strerror}); check its permissions.") from None
+        if len(source) > settings.max_file_bytes:
+            raise too_large(len(source), settings.max_file_mb)
+        data = source
     parsed = reader.parse(name, data)
     meta = resolve_metadata(name, parsed, kb, sidecar=sidecar, caller=caller)
     return SourceDoc(name, make_doc_id(kb, name), parsed, meta, content_hash(data, meta, settings))

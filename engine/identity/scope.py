@@ -149,9 +149,12 @@ class ScopedStore:
         return [outcomes[i] if i in outcomes else Outcome((), 0.0, self._missing(r.kb)) for i, r in enumerate(requests)]
 
     # -- writing ------------------------------------------------------------------
-    def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = ()) -> None:
+    def write_documents(self, kb: str, rows: Sequence[dict[str, Any]], replace_doc_ids: Iterable[str] = (),
+                        on_conflict: str = "replace") -> list[Any]:
+        """The store's write; a writer without a read grant learns only the ids of the stored documents it met."""
         self.identity.require_write(kb)
-        self.inner.write_documents(kb, rows, replace_doc_ids=replace_doc_ids)
+        written = self.inner.write_documents(kb, rows, replace_doc_ids=replace_doc_ids, on_conflict=on_conflict)
+        return written if self.identity.can_read(kb) else [w.anonymous() for w in written]
 
     def maintain(self, kb: str):
         """Index upkeep after a write: for a base this identity may write."""

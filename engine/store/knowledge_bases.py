@@ -30,6 +30,9 @@ from engine.store.catalogue import (
     read_all, upsert, with_status,
 )
 from engine.store.commits import MAINTENANCE_WAIT_S, BaseLocks, retry_conflicts
+from engine.store.conflicts import (
+    ExistingDoc, Incoming, OnConflict, Written, check_on_conflict, decide, existing_from, renamed,
+)
 from engine.store.maintenance import (
     FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue,
 )
@@ -328,27 +331,44 @@ class KnowledgeBaseStore:
 
     # -- writing ------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]] | pa.Table,
-                        replace_doc_ids: Iterable[str] = ()) -> None:
-        """Write chunk rows (dicts, or a table of the chunk schema) in one commit; the documents they belong to lose
-        any older chunks in the same commit.
+                        replace_doc_ids: Iterable[str] = (), on_conflict: OnConflict = "replace") -> list[Written]:
+        """Write chunk rows (dicts, or a table of the chunk schema) in one commit, and say what became of each
+        document they belong to (see :mod:`engine.store.conflicts`): added, replaced (the older chunks removed in
+        the same commit), a keep-both copy under a new id, unchanged or skipped. The outcome is decided under the
+        base's lock, so it is true of the base whatever other writers do.
 
-        ``replace_doc_ids`` names documents to replace even if they get no rows here. A document that another
-        writer added since the caller looked is replaced too, so it is never there twice. Indexes are not
-        touched: call :meth:`maintain` afterwards.
+        ``replace_doc_ids`` names documents to remove even if they get no rows here. A document that another
+        writer stored without the lock since it was decided is replaced too, so it is never there twice. Indexes
+        are not touched: call :meth:`maintain` afterwards.
         """
         check_kb_name(kb)
+        policy = check_on_conflict(on_conflict)
         replace = {check_doc_id(d) for d in replace_doc_ids}
         if not len(rows) and not replace:
-            return
-        rows, sentences = sentence_rows.split_off(rows, self.embedder.dim)  # sentences: to their own table
-        data = rows.cast(chunk_schema(self.embedder.dim)) if isinstance(rows, pa.Table) else \
-            pa.Table.from_pylist(list(rows), schema=chunk_schema(self.embedder.dim))
-        written = sorted(set(data["doc_id"].to_pylist()))
-        entries = entries_from_chunks(data.select(DOC_COLUMNS))
-        what = f"Writing {len(written)} document(s) to {kb!r}"
+            return []
+        dim = self.embedder.dim
+        if not isinstance(rows, pa.Table):
+            rows = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
+        incoming = [Incoming(**row) for row in entries_from_chunks(rows.select(DOC_COLUMNS))
+                    .select(["doc_id", "content_hash", "title"]).to_pylist()]
+        for doc in incoming:
+            check_doc_id(doc.doc_id)
         with self._write_lock, self._locks.hold(kb):
             table = self._open_or_create(kb)
             catalogue = self._catalogue_for_write(kb, table)
+            outcomes = decide(incoming, self._stored_entries(catalogue, incoming, policy), policy)
+            kept = [o for o in outcomes if o.status in ("added", "replaced")]
+            replace |= {o.doc_id for o in outcomes if o.status == "replaced"}
+            if not kept and not replace:
+                return outcomes
+            if len(kept) == len(incoming) and all(o.doc_id == o.requested_id for o in kept):
+                chosen = rows
+            else:
+                chosen = pa.concat_tables([renamed(rows, o) for o in kept]) if kept else rows.slice(0, 0)
+            chosen, sentences = sentence_rows.split_off(chosen, dim)  # sentences: to their own table
+            data = chosen.cast(chunk_schema(dim))
+            written = [o.doc_id for o in kept]
+            entries = entries_from_chunks(data.select(DOC_COLUMNS))
             replace |= self._stored_doc_ids(table, written)
             if replace:
                 commit = (lambda: table.merge_insert("chunk_id").when_matched_update_all()
@@ -356,8 +376,21 @@ class KnowledgeBaseStore:
                           .execute(data))
             else:
                 commit = lambda: table.add(data)  # noqa: E731
+            what = f"Writing {len(written)} document(s) to {kb!r}"
             self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
-            sentence_rows.write_rows(self._db, kb, sentences, sorted(replace | set(written)), self.embedder.dim)
+            sentence_rows.write_rows(self._db, kb, sentences, sorted(replace | set(written)), dim)
+        return outcomes
+
+    @staticmethod
+    def _stored_entries(catalogue, incoming: Sequence[Incoming], policy: OnConflict) -> dict[str, ExistingDoc]:
+        """The catalogue's documents a write must know of (settled: the caller holds the lock): those it writes, or
+        for keep-both every one (a copy's id must be free)."""
+        if not incoming:
+            return {}
+        if policy == "keep-both":
+            return existing_from(read_all(catalogue))
+        rows = catalogue.search().where(in_list([d.doc_id for d in incoming])).select(catalogue_schema().names)
+        return existing_from(rows.limit(None).to_arrow())
 
     def _stored_doc_ids(self, table, doc_ids: Sequence[str]) -> set[str]:
         """Which of ``doc_ids`` already have chunks in ``table``."""

@@ -1,0 +1,74 @@
+"""Embedding one file's chunks within the time one file may take (``max_embed_seconds_per_file``).
+
+Chunks are embedded in steps: a small first one, so that the rate is known within a second or two, then larger
+ones. After each step the file is rejected, with nothing of it written, once it has taken longer than the limit
+or as soon as the rate so far says the rest would take it past the limit. Dense text (long lists of codes or
+numbers, a table row thousands of columns wide) embeds several times slower than prose, so a file's chunk count
+alone does not bound its time. The in-process ingest and the Ray engine's embedding actors both embed this way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.errors import DocumentError
+from engine.store.sentences import embed_sentences
+
+FIRST_STEP = 16
+"""Chunks of the first step: enough to measure the rate (about a second on two cores), little to waste."""
+EMBED_STEP = 128
+"""Chunks of each later step (about a second on two CPU cores; progress is reported after each)."""
+
+
+class EmbedBudget:
+    """The time one file's embedding may take; :meth:`check` raises DocumentError when it is spent or cannot last."""
+
+    def __init__(self, limit_s: float, total: int, clock: Callable[[], float] = time.monotonic) -> None:
+        if limit_s <= 0:
+            raise ValueError("limit_s must be greater than 0")
+        self.limit_s, self.total, self.clock = limit_s, total, clock
+        self.started = clock()
+
+    def check(self, done: int) -> None:
+        """After ``done`` of ``total`` chunks: DocumentError when the file took, or will take, over the limit."""
+        if done >= self.total:
+            return
+        spent = self.clock() - self.started
+        expected = spent / done * self.total if done else spent
+        if spent > self.limit_s or expected > self.limit_s:
+            raise DocumentError(
+                f"Embedding the file's {self.total:,} chunks would take about {expected:,.0f} s ({done:,} took "
+                f"{spent:,.1f} s), over the limit of {self.limit_s:g} s per file "
+                "(WORKBENCH_MAX_EMBED_SECONDS_PER_FILE); nothing of it was written. Text that is mostly codes, "
+                "numbers or lists embeds slowly. Split the file, or raise the limit.")
+
+
+def steps(total: int) -> list[tuple[int, int]]:
+    """(start, end) of each embedding step over ``total`` chunks."""
+    bounds = [0, min(FIRST_STEP, total)]
+    while bounds[-1] < total:
+        bounds.append(min(bounds[-1] + EMBED_STEP, total))
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def embed_within(embedder: Any, texts: Sequence[str], limit_s: float, chunk_texts: Sequence[str] | None = None,
+                 on_step: Callable[[int], None] | None = None) -> tuple[np.ndarray, list[Any] | None]:
+    """Vectors of ``texts`` (one file's chunks as embedded), and with ``chunk_texts`` each chunk's sentences and
+    their vectors (engine/store/sentences.py), within ``limit_s`` seconds; ``on_step(done)`` after each step."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32), [] if chunk_texts is not None else None
+    budget = EmbedBudget(limit_s, len(texts))
+    vectors: list[Any] = []
+    sentences: list[Any] | None = [] if chunk_texts is not None else None
+    for start, end in steps(len(texts)):
+        vectors.extend(embedder.encode(list(texts[start:end])))
+        if sentences is not None:
+            sentences.extend(embed_sentences(embedder, list(chunk_texts[start:end])))
+        budget.check(end)
+        if on_step is not None:
+            on_step(end)
+    return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1), sentences

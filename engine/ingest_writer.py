@@ -1,0 +1,289 @@
+"""The write side of an ingest: files land in small groups as they are ready, never held back by a slow one.
+
+Files are read on a thread of their own (:class:`ReadAhead`, at most ``READ_AHEAD`` files ahead) while the
+writer embeds and commits. Each file is embedded on its own, within the time one file may take
+(engine/embed_budget.py), and joins a group; the group is committed once it holds ``FLUSH_CHUNKS`` chunks or its
+first file has waited ``FLUSH_SECONDS`` (checked as files arrive, between the embedding steps of a large file,
+and while the reader is slow). So a file that is rejected, or slow to read or embed, holds back no other file for
+more than ``FLUSH_SECONDS``, and a run that is killed keeps every group committed before.
+
+What each file's status is (added, replaced, unchanged, skipped, a keep-both copy) is decided by the store under
+the base's write lock (engine/store/conflicts.py). Before embedding, a file the base already holds unchanged, or
+holds at all under ``skip``, is reported without being embedded.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import pyarrow as pa
+
+from engine.config import Settings
+from engine.documents.identifiers import with_identifier_tokens
+from engine.documents.prepare import SourceDoc, chunk_document, search_text
+from engine.documents.types import Chunk
+from engine.embed_budget import embed_within
+from engine.errors import DocumentError, EngineError
+from engine.ingest_results import FileResult, IngestReport, IngestStep, ProgressCallback, StepCallback
+from engine.store.conflicts import ExistingDoc, OnConflict, Written
+from engine.store.schema import chunk_schema
+from engine.store.sentences import columns as sentence_columns
+from engine.store.sentences import sentence_fields
+
+FLUSH_CHUNKS = 2048
+"""Chunks committed together at most (about 2 MB of text and 3 MB of vectors held)."""
+FLUSH_SECONDS = 2.0
+"""How long a finished file may wait for its group's commit. A commit costs about 50 ms, so grouping the files
+finished within 2 s keeps a folder of small files from paying one commit each."""
+READ_AHEAD = 2
+"""Files read ahead of the writer (each holds its parsed text: at most about 8 MB under the chunk cap)."""
+SAME_NAME = "The same file name appears twice in this batch."
+
+
+class ReadAhead:
+    """The outcomes of a reader, produced on a thread at most ``depth`` ahead; :meth:`next` waits for one.
+
+    The reader runs on its own thread only: progress callbacks and writes stay on the caller's thread. When the
+    caller stops early (:meth:`close`), the thread finishes the file in hand (bounded by the parse time limit),
+    then closes the reader.
+    """
+
+    END = object()
+    WAITING = object()
+
+    def __init__(self, outcomes: Iterator[Any], depth: int = READ_AHEAD) -> None:
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(outcomes,), name="ingest-read-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self, outcomes: Iterator[Any]) -> None:
+        try:
+            for outcome in outcomes:
+                if not self._put(("item", outcome)):
+                    return
+            self._put(("end", None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
+            self._put(("error", exc))
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:
+                close()
+
+    def _put(self, entry: tuple[str, Any]) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def next(self, timeout: float | None) -> Any:
+        """The next outcome, END after the last, or WAITING when none came within ``timeout`` seconds."""
+        try:
+            kind, value = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return self.WAITING
+        if kind == "error":
+            raise value
+        return self.END if kind == "end" else value
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+@dataclass
+class _Ready:
+    """A file embedded and waiting for its group's commit."""
+
+    doc: SourceDoc
+    chunks: list[Chunk]
+    texts: list[str]
+    vectors: Any
+    sentences: list[Any] | None
+
+
+def copy_of(doc_id: str, other: str) -> bool:
+    """Whether ``other`` is ``doc_id`` or one of its keep-both copies."""
+    return other == doc_id or re.fullmatch(re.escape(doc_id) + r"-\d+", other) is not None
+
+
+class GroupWriter:
+    """Embeds the files of one ingest as they come and commits them in groups (see the module's docstring)."""
+
+    def __init__(self, store: Any, settings: Settings, kb: str, report: IngestReport, on_conflict: OnConflict,
+                 progress: ProgressCallback | None = None, on_step: StepCallback | None = None) -> None:
+        self.store, self.settings, self.kb, self.report = store, settings, kb, report
+        self.on_conflict, self.progress, self.on_step = on_conflict, progress, on_step
+        self.pending: list[_Ready] = []
+        self.since: float | None = None  # when the group's first file was ready
+        self.seen: set[str] = set()  # doc ids of this batch
+        self.known = store.document_hashes(kb)  # what the base held at the last commit: for the checks before embedding
+
+    # -- one file at a time ---------------------------------------------------------------
+    def decided(self, result: FileResult) -> None:
+        self.report.files.append(result)
+        if self.progress:
+            self.progress(result)
+
+    def add(self, doc: SourceDoc) -> None:
+        """Embed ``doc`` (unless it is decided without) and add it to the group; commit the group when it is due."""
+        if doc.doc_id in self.seen and self.on_conflict != "keep-both":
+            status = "skipped" if self.on_conflict == "skip" else "rejected"
+            self.decided(FileResult(doc.name, status, doc.doc_id, reason=SAME_NAME + (
+                " The first was kept." if status == "skipped" else " Rename one, or keep both (--on-conflict "
+                "keep-both)."), warnings=doc.parsed.warnings))
+            return
+        if any(ready.doc.doc_id == doc.doc_id for ready in self.pending):
+            self.flush()  # the earlier file of this name is committed first; this one is decided against it
+        self.seen.add(doc.doc_id)
+        early = self._without_embedding(doc)
+        if early is not None:
+            self.decided(early)
+            return
+        chunks = list(doc.embedded.chunks) if doc.embedded else chunk_document(doc, self.settings)
+        if self.on_step:
+            self.on_step(IngestStep(doc.name, 0, len(chunks)))
+        try:
+            ready = self._embedded(doc, chunks)
+        except DocumentError as exc:
+            self.decided(FileResult(doc.name, "rejected", doc.doc_id, reason=str(exc)))
+            return
+        self.pending.append(ready)
+        if self.since is None:
+            self.since = time.monotonic()
+        self.flush_if_due()
+
+    def _without_embedding(self, doc: SourceDoc) -> FileResult | None:
+        """The result of a file the base holds unchanged (or holds at all, under skip), or None: embed it."""
+        stored = self.known.get(doc.doc_id)
+        same = [i for i, h in self.known.items() if h == doc.content_hash and copy_of(doc.doc_id, i)]
+        if stored == doc.content_hash or (self.on_conflict == "keep-both" and same):
+            doc_id = doc.doc_id if stored == doc.content_hash else same[0]
+            return FileResult(doc.name, "unchanged", doc_id, doc.metadata.title,
+                              self.store.count_chunks(self.kb, doc_id))
+        if stored is not None and self.on_conflict == "skip":
+            return FileResult(doc.name, "skipped", doc.doc_id, existing=ExistingDoc(doc.doc_id),
+                              reason=self._kept_reason(ExistingDoc(doc.doc_id)))
+        return None
+
+    @staticmethod
+    def _kept_reason(existing: ExistingDoc) -> str:
+        return (f"The base already holds a document of this file name, {existing.described()}; it was kept and "
+                "this file was not written (on conflict: skip). Choose replace or keep-both to store it.")
+
+    def _embedded(self, doc: SourceDoc, chunks: list[Chunk]) -> _Ready:
+        """The file's texts and vectors: the reader's, or embedded here within the file's time limit."""
+        own = [search_text(doc.metadata, c.text) for c in chunks]
+        texts = [with_identifier_tokens(text) for text in own]  # keyword-indexed; embedded without them
+        wanted = self.settings.store_sentence_vectors
+        if doc.embedded is not None and (not wanted or doc.embedded.sentences is not None):
+            if self.on_step:
+                self.on_step(IngestStep(doc.name, len(own), len(own)))
+            return _Ready(doc, chunks, texts, doc.embedded.vectors, doc.embedded.sentences if wanted else None)
+
+        def step(done: int) -> None:
+            if self.on_step:
+                self.on_step(IngestStep(doc.name, done, len(own)))
+            self.flush_if_due()  # files finished earlier land while a large one embeds
+
+        vectors, sentences = embed_within(self.store.embedder, own, self.settings.max_embed_seconds_per_file,
+                                          [c.text for c in chunks] if wanted else None, step)
+        return _Ready(doc, chunks, texts, vectors, sentences)
+
+    # -- the group ----------------------------------------------------------------------
+    def flush_if_due(self) -> None:
+        if self.pending and (sum(len(r.chunks) for r in self.pending) >= FLUSH_CHUNKS
+                             or time.monotonic() - (self.since or 0) >= FLUSH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the group; each file's status is what the store decided under the lock."""
+        if not self.pending:
+            return
+        group, self.pending, self.since = self.pending, [], None
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        rows = [chunk_row(r.doc, chunk, text, vector, now)
+                for r in group for chunk, text, vector in zip(r.chunks, r.texts, r.vectors)]
+        sentences = None if any(r.sentences is None for r in group) else [s for r in group for s in r.sentences]
+        data = chunk_table(rows, sentences, self.store.embedder.dim)
+        outcomes = {o.requested_id: o for o in self.store.write_documents(self.kb, data,
+                                                                          on_conflict=self.on_conflict)}
+        self.report.commits += 1
+        for ready in group:
+            self.decided(self._result(ready, outcomes[ready.doc.doc_id]))
+        self.known = self.store.document_hashes(self.kb)
+
+    def _result(self, ready: _Ready, outcome: Written) -> FileResult:
+        doc = ready.doc
+        if outcome.status == "skipped":
+            return FileResult(doc.name, "skipped", outcome.doc_id, existing=outcome.existing,
+                              reason=self._kept_reason(outcome.existing or ExistingDoc(outcome.doc_id)))
+        return FileResult(doc.name, outcome.status, outcome.doc_id, outcome.title or doc.metadata.title,
+                          len(ready.chunks), warnings=doc.parsed.warnings,
+                          existing=outcome.existing if outcome.status != "unchanged" else None)
+
+
+def write_all(writer: GroupWriter, outcomes: Iterator[tuple[int, SourceDoc | EngineError]],
+              names: Sequence[str]) -> None:
+    """Write what a reader yields for files ``names`` (by index), reading ahead on a thread; commit the last group."""
+    ahead = ReadAhead(outcomes)
+    try:
+        while True:
+            got = ahead.next(FLUSH_SECONDS if writer.pending else None)
+            if got is ReadAhead.WAITING:  # the reader is slow: what is finished lands meanwhile
+                writer.flush()
+                continue
+            if got is ReadAhead.END:
+                break
+            at, outcome = got
+            if isinstance(outcome, EngineError):
+                writer.decided(FileResult(names[at], "rejected", reason=str(outcome)))
+            else:
+                writer.add(outcome)
+        writer.flush()
+    finally:
+        ahead.close()
+
+
+def chunk_table(rows: Sequence[dict[str, Any]], sentences: Sequence[Any] | None, dim: int) -> pa.Table:
+    """Chunk rows as the table the store writes, with their sentence columns when ``sentences`` is given."""
+    data = pa.Table.from_pylist(list(rows), schema=chunk_schema(dim))
+    if sentences is not None:
+        for field, column in zip(sentence_fields(dim), sentence_columns(sentences, dim).values()):
+            data = data.append_column(field, column)
+    return data
+
+
+def chunk_row(doc: SourceDoc, chunk: Chunk, indexed: str, vector, now: str) -> dict[str, Any]:
+    meta = doc.metadata
+    return {
+        "chunk_id": f"{doc.doc_id}:{chunk.position:04d}",
+        "doc_id": doc.doc_id,
+        "knowledge_base": meta.knowledge_base,
+        "position": chunk.position,
+        "page": chunk.page,
+        "text": chunk.text,
+        "search_text": indexed,
+        "vector": vector.tolist() if hasattr(vector, "tolist") else list(vector),
+        "title": meta.title,
+        "source": meta.source,
+        "update_date": meta.update_date.isoformat() if meta.update_date else None,
+        "authority": meta.authority,
+        "doc_type": meta.doc_type,
+        "series": meta.series,
+        "revision": meta.revision,
+        "file_name": doc.name,
+        "content_hash": doc.content_hash,
+        "ingested_at": now,
+        "extra": json.dumps(meta.extra, sort_keys=True),
+    }
