@@ -368,7 +368,15 @@ def _intake(use: Any) -> dict[str, Any]:
 
 
 def _message(response: ChatResponse, uses: list[dict[str, Any]]) -> dict[str, Any]:
-    """The model's turn as an assistant message, built from the cleaned calls."""
+    """The model's turn as an assistant message.
+
+    A turn that came with ``raw_content`` (it held ``thinking`` or ``redacted_thinking`` blocks, as
+    on Claude Sonnet 5.5 and Opus 5.5) goes back exactly as the API sent it: thinking blocks must
+    be returned unchanged with the tool results, or the next turn is refused with a 400. Other turns
+    are rebuilt from their text and the cleaned calls.
+    """
+    if response.raw_content:
+        return response.to_message()
     calls = iter(uses)
     content = [{"type": "text", "text": clean_text(block.text)} if isinstance(block, TextBlock)
                else {k: v for k, v in next(calls).items() if k != "problem"} for block in response.content]
