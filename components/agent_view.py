@@ -93,13 +93,22 @@ def render_pending(run: AgentRun, pending: PendingCall, can_approve: bool,
                        "and another user must approve it. You may deny it.")
 
 
+def bases_read(run: AgentRun) -> str:
+    """Which knowledge bases the run's tools read (who may see the run depends on them)."""
+    if run.knowledge_bases is None:
+        return "bases read: not recorded"
+    names = ", ".join(label(name, limit=63) for name in run.knowledge_bases)
+    return f"read {names}" if names else "read no knowledge base"
+
+
 def render_run(run: AgentRun, can_approve: Callable[[str], bool], on_decide: Callable[[str, bool], None]) -> None:
     """A run as a chat exchange: the request, then the steps, the approval card or the final answer."""
     with st.chat_message("user"):
         show(encode(run.request))
         st.caption(f"as {label(run.user, limit=60)} · role {run.role}")
     with st.chat_message("assistant"):
-        st.caption(f"Run {run.run_id} · {STATUS_LABEL.get(run.status, run.status)} · provider {run.provider}")
+        st.caption(f"Run {run.run_id} · {STATUS_LABEL.get(run.status, run.status)} · provider {run.provider} · "
+                   f"{bases_read(run)}")
         for step in run.steps:
             render_step(step)
         if run.pending is not None:

@@ -41,13 +41,21 @@ def require_sign_in() -> Identity:
         submitted = st.form_submit_button("Sign in", type="primary", key="sign_in.submit")
     if submitted:
         try:
-            st.session_state[IDENTITY] = directory.sign_in(name.strip(), password)
+            st.session_state[IDENTITY] = directory.sign_in(name.strip(), password, client_address())
         except AuthenticationError as exc:
             st.error(str(exc))
         else:
             st.session_state.pop("sign_in.password", None)
             st.rerun()
     st.stop()
+
+
+def client_address() -> str | None:
+    """The browser's address as Streamlit sees it (None when unknown), for the per-address sign-in limit."""
+    try:
+        return st.context.ip_address
+    except AttributeError:  # an older Streamlit
+        return None
 
 
 def oidc_provider() -> str | None:

@@ -215,6 +215,21 @@ class Settings(BaseSettings):
         default=200.0, gt=0, description="Largest multipart upload the API accepts in one request, in MB "
         "(each file is also held to max_file_mb).",
     )
+    api_max_header_kb: int = Field(
+        default=32, ge=4, le=1024, description="WORKBENCH_API_MAX_HEADER_KB: largest request line and headers, in KB, "
+        "that `serve` reads (h11's limit); a larger request gets a JSON 431 and the connection is closed.",
+    )
+    sign_in_max_failures: int = Field(
+        default=5, ge=1, description="Failed password sign-ins for one user name within sign_in_window_s before "
+        "that name is refused until the window has passed (a wrong password or an unknown name both count).",
+    )
+    sign_in_max_failures_per_address: int = Field(
+        default=20, ge=1, description="Failed sign-ins and invalid API tokens from one client address within "
+        "sign_in_window_s before that address is refused until the window has passed.",
+    )
+    sign_in_window_s: float = Field(
+        default=300.0, gt=0, le=86_400, description="The sliding window, in seconds, of the sign-in limits.",
+    )
     database_url: str | None = Field(
         default=None, repr=False,
         description="WORKBENCH_DATABASE_URL: SQLAlchemy URL of the database for traces, audit, agent runs, "

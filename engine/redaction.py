@@ -33,6 +33,7 @@ KEY_SHAPED = re.compile(
 CREDENTIAL_FIELD = re.compile(
     r"(?P<name>\b(?:x-api-key|anthropic-api-key|api[_-]?key|x-auth-token|auth[_-]?token|access[_-]?token"
     r"|(?:proxy-)?authorization)[\"']?\s*[:=]\s*[\"']?)"
+    r"(?!(?:(?:Bearer|Basic|Token)\s+)?<[A-Za-z][\w -]{0,30}>)"  # a placeholder in help text: "Bearer <token>"
     r"(?P<scheme>(?:Bearer|Basic|Token)\s+)?"
     r"(?P<value>\[REDACTED\]|[^\s\"',;}\[\])]+)",
     re.IGNORECASE,

@@ -21,17 +21,24 @@ def services(request: Request) -> Services:
 
 def current_identity(request: Request,
                      credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)] = None) -> Identity:
-    """The caller's identity; AuthenticationError (401) when a token is needed and missing or wrong."""
+    """The caller's identity; AuthenticationError (401) when a token is needed and missing or wrong, TooManySignIns
+    (429) when the caller's address sent too many invalid tokens lately.
+
+    The token is read from the header as sent (``credentials`` only documents the scheme in the OpenAPI spec,
+    and comes stripped of spaces): a token with spaces or line breaks around it is not valid.
+    """
     directory = services(request).directory
     if not directory.configured:
         return directory.local()
     header = request.headers.get("authorization", "")
-    if credentials is None:
-        if header:
-            raise AuthenticationError("Use the Bearer scheme: Authorization: Bearer <token>.")
+    if not header:
         raise AuthenticationError("This API needs a token: send Authorization: Bearer <token> (ask an admin for "
                                   "one; `python -m engine user new-token` makes one).")
-    identity = directory.authenticate_token(credentials.credentials)
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        raise AuthenticationError("Use the Bearer scheme: Authorization: Bearer <token>.")
+    address = request.client.host if request.client else None
+    identity = directory.authenticate_token(token, address)
     request.state.identity = identity
     return identity
 

@@ -1,7 +1,8 @@
 """Every error leaves the API as JSON ``{"error": "what to fix", ...}`` with a 4xx status for a caller's mistake.
 
 401: no or bad token; 403: the role or grants do not allow it; 404: nothing there (or nothing this caller may
-see); 413: upload too large; 422: the request does not match its schema; 400: the engine refused the input.
+see); 413: upload too large; 422: the request does not match its schema; 429: too many invalid tokens from this
+address lately (with Retry-After); 400: the engine refused the input.
 A 500 means a bug, and says only that (the details go to the server log).
 """
 
@@ -17,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import AuthenticationError, EngineError, PermissionDenied
 from engine.identity.agent_access import RunNotFound
+from engine.identity.throttle import TooManySignIns
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,8 @@ def install(app: FastAPI, on_validation_failure=None) -> None:
         status, headers = status_of(exc), None
         if status == 401:
             headers = {"WWW-Authenticate": 'Bearer realm="workbench"'}
+        elif isinstance(exc, TooManySignIns):
+            headers = {"Retry-After": str(int(exc.retry_after_s + 0.999))}
         return JSONResponse(error_body(str(exc), error_type=type(exc).__name__), status_code=status, headers=headers)
 
     @app.exception_handler(Exception)
@@ -81,6 +85,8 @@ def install(app: FastAPI, on_validation_failure=None) -> None:
 
 
 def status_of(exc: EngineError) -> int:
+    if isinstance(exc, TooManySignIns):
+        return 429
     if isinstance(exc, AuthenticationError):
         return 401
     if isinstance(exc, PermissionDenied):

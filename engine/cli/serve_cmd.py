@@ -43,15 +43,15 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args) -> int:
-    import uvicorn
-
     from engine.api import create_app
+    from engine.api.server import serve
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port {args.port} is not a port; use 1-65535.")
-    app = create_app(settings_from(args))
+    settings = settings_from(args)
+    app = create_app(settings)
     print(f"API: http://{args.host}:{args.port} (OpenAPI at /openapi.json, docs at /docs)", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    serve(app, settings, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 

@@ -1,7 +1,8 @@
 """The user store: who may sign in (UI), which API tokens are valid, and what each may do.
 
 Built from Settings (WORKBENCH_USERS, WORKBENCH_API_TOKENS). With neither configured the directory is
-*open*: everyone is the single local admin, as without sign-in.
+*open*: everyone is the single local admin, as without sign-in. Failed sign-ins and invalid tokens are limited
+per user name and per client address (:class:`~engine.identity.throttle.SignInThrottle`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import AuthenticationError, ConfigError
 from engine.identity.hashing import SCRYPT_N, hash_secret, sha256_token, verify_secret
 from engine.identity.model import LOCAL_ADMIN, Identity, parse_grants
+from engine.identity.throttle import SignInThrottle
 
 if TYPE_CHECKING:
     from engine.config import Settings
@@ -26,7 +28,7 @@ class Directory:
     """Users and API tokens, checked once; answers "who is this?" for a password or a bearer token."""
 
     def __init__(self, users: Mapping[str, Any] | None = None, tokens: Mapping[str, Any] | None = None,
-                 *, allow_self_approval: bool = False) -> None:
+                 *, allow_self_approval: bool = False, throttle: SignInThrottle | None = None) -> None:
         self._users: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (users or {}).items()}
         self._identities: dict[str, Identity] = {
             name: Identity(name, entry["role"], parse_grants(entry.get("grants"), name), "password")
@@ -44,10 +46,14 @@ class Directory:
         self._seen: OrderedDict[str, Identity] = OrderedDict()  # sha256 of tokens matched against salted hashes
         self._lock = threading.Lock()
         self.allow_self_approval = allow_self_approval
+        self.throttle = throttle or SignInThrottle()
 
     @classmethod
     def from_settings(cls, settings: "Settings") -> "Directory":
-        return cls(settings.users, settings.api_tokens, allow_self_approval=settings.allow_self_approval)
+        throttle = SignInThrottle(settings.sign_in_max_failures, settings.sign_in_max_failures_per_address,
+                                  settings.sign_in_window_s)
+        return cls(settings.users, settings.api_tokens, allow_self_approval=settings.allow_self_approval,
+                   throttle=throttle)
 
     def _token_identity(self, stored: str, entry: Mapping[str, Any]) -> Identity:
         if "user" in entry:
@@ -80,33 +86,47 @@ class Directory:
             raise AuthenticationError("Sign-in is required: users or API tokens are configured.")
         return LOCAL_ADMIN
 
-    def sign_in(self, name: str, password: str) -> Identity:
-        """The user's identity when the password matches; else AuthenticationError (same message either way)."""
+    def sign_in(self, name: str, password: str, address: str | None = None) -> Identity:
+        """The user's identity when the password matches; else AuthenticationError (same message either way).
+
+        ``address``: the client's address, for the per-address limit; over a limit, TooManySignIns (checked
+        before the password, which is then not looked at)."""
+        key = name if isinstance(name, str) else ""
+        self.throttle.check(key, address)
         entry = self._users.get(name) if isinstance(name, str) else None
         stored = (entry or {}).get("password_hash") or _dummy_hash()
         matched = verify_secret(password or "", stored)
         if entry is None or not entry.get("password_hash") or not matched:
+            self.throttle.failed(key, address)
             raise AuthenticationError("Unknown user name or wrong password; check both and try again.")
+        self.throttle.succeeded(key)
         return self._identities[name]
 
-    def authenticate_token(self, token: str) -> Identity:
-        """The identity an API token stands for; AuthenticationError when it is not valid."""
+    def authenticate_token(self, token: str, address: str | None = None) -> Identity:
+        """The identity an API token stands for; AuthenticationError when it is not valid (a token with spaces or
+        line breaks in or around it is not), TooManySignIns when ``address`` sent too many invalid ones lately."""
         if not isinstance(token, str) or not token.strip():
             raise AuthenticationError("Send an API token: Authorization: Bearer <token>.")
-        quick = sha256_token(token.strip())
+        self.throttle.check(None, address)
+        found = None if any(ch.isspace() for ch in token) else self._lookup(token)
+        if found is None:
+            self.throttle.failed(None, address)
+            raise AuthenticationError("The API token is not valid; check it, or ask an admin for a new one.")
+        return found
+
+    def _lookup(self, token: str) -> Identity | None:
+        quick = sha256_token(token)
         found = self._fast.get(quick)
         if found is None:
             with self._lock:
                 found = self._seen.get(quick)
             if found is None:
-                found = next((ident for stored, ident in self._slow if verify_secret(token.strip(), stored)), None)
+                found = next((ident for stored, ident in self._slow if verify_secret(token, stored)), None)
                 if found is not None:
                     with self._lock:
                         self._seen[quick] = found
                         while len(self._seen) > _CACHE_SIZE:
                             self._seen.popitem(last=False)
-        if found is None:
-            raise AuthenticationError("The API token is not valid; check it, or ask an admin for a new one.")
         return found
 
     def identity_for(self, name: str) -> Identity | None:

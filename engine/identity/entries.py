@@ -70,6 +70,9 @@ def hashed_token_map(raw: Mapping[str, Any]) -> dict[str, Any]:
             stored = check_hash(key, allow_sha256=True, what=where)
         elif key.startswith(("sha256:", "scrypt$", "pbkdf2_sha256$")):
             stored = check_hash(key, allow_sha256=True, what=where)  # a malformed hash, explained
+        elif any(ch.isspace() for ch in key):
+            raise ConfigError(f"{where}: the token has spaces or line breaks in or around it, so no request can "
+                              "send it; make a random one with `python -m engine user new-token`.")
         elif len(key) < MIN_TOKEN_CHARS:
             raise ConfigError(f"{where}: the token is shorter than {MIN_TOKEN_CHARS} characters; make a random one "
                               "with `python -m engine user new-token`.")

@@ -141,3 +141,41 @@ def test_a_paused_run_is_resumed_by_another_process(tmp_path):
     code, out = engine("agent", "resume", out["run_id"], "--approve")
     assert code == 0 and out["status"] == "completed"
     assert len(list((tmp_path / "data" / "outbox").iterdir())) == 1
+
+
+@pytest.mark.integration
+def test_with_users_configured_the_cli_acts_as_a_user_under_the_run_rules(tmp_path, capsys, monkeypatch):
+    users = {"alice": {"role": "analyst", "grants": {"manuals": ["read", "write"]}},
+             "carol": {"role": "analyst", "grants": {"faq": ["write"], "manuals": ["read"]}},
+             "bob": {"role": "admin"}}
+    data = str(tmp_path / "data")
+    for kb, name, text in (("manuals", "brake-wear.md", helpers.SAMPLE_MD),
+                           ("faq", "quarantine.md", "# Quarantine note\n\nThe zephyrine manifold tolerance is 42 "
+                                                    "microns.\n")):
+        folder = tmp_path / kb
+        folder.mkdir()
+        (folder / name).write_text(text)
+        assert main(["ingest", str(folder), "--kb", kb, "--data-dir", data, "--json"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("WORKBENCH_USERS", json.dumps(users))
+
+    code, run = run_json(capsys, "agent", "search zephyrine manifold in faq and send the results to ops@example.com",
+                         "--user", "carol", "--data-dir", data)
+    assert code == 0 and run["status"] == "paused" and run["user"] == "carol" and run["knowledge_bases"] == ["faq"]
+    code, out = run_json(capsys, "agent", "resume", run["run_id"], "--approve", "--user", "alice", "--data-dir", data)
+    assert code == 1 and "No agent run" in out["error"] and "42 microns" not in json.dumps(out)
+    _, listed = run_json(capsys, "audit", "list", "--run", run["run_id"], "--user", "alice", "--data-dir", data)
+    assert listed["steps"] == []
+    _, listed = run_json(capsys, "audit", "list", "--run", run["run_id"], "--user", "bob", "--data-dir", data)
+    assert [s["tool"] for s in listed["steps"]] == ["search_knowledge_base", "send_report"]
+
+    code, out = run_json(capsys, "agent", "list the documents", "--user", "alice", "--role", "admin",
+                         "--data-dir", data)
+    assert code == 1 and "leave out --role admin" in out["error"]
+    code, out = run_json(capsys, "agent", "list the documents", "--user", "mallory", "--data-dir", data)
+    assert code == 1 and "not a configured user" in out["error"] and "alice" in out["error"]
+    code, listed = run_json(capsys, "agent", "list the documents", "--user", "alice", "--data-dir", data)
+    assert code == 0 and listed["knowledge_bases"] == ["manuals"] and "zephyrine" not in json.dumps(listed).lower()
+
+    code, out = run_json(capsys, "agent", "resume", run["run_id"], "--approve", "--user", "bob", "--data-dir", data)
+    assert code == 0 and out["status"] == "completed" and out["deciders"] == ["bob"]

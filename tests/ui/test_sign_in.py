@@ -53,6 +53,18 @@ def test_nothing_renders_before_sign_in_and_a_wrong_password_is_refused(app, use
     assert any("alice · role admin" in c.value for c in at.sidebar.caption)
 
 
+def test_sign_in_is_refused_for_a_while_after_too_many_wrong_passwords(app, users):
+    for _ in range(5):  # WORKBENCH_SIGN_IN_MAX_FAILURES, by default
+        at = sign_in(app, "vera", "not-her-password")
+        assert any("Unknown user name or wrong password" in e.value for e in at.error)
+    at = sign_in(app, "vera")  # now even the right password waits
+    assert any("Too many failed sign-in attempts for this user name" in e.value and "wait 5 min" in e.value
+               for e in at.error)
+    assert [t.value for t in at.title] == ["Sign in"]
+    at = sign_in(app, "bob")  # another user is not held back
+    assert not at.exception and [t.value for t in at.title] == ["Ask"]
+
+
 def test_the_role_comes_from_the_user_and_there_is_no_role_picker(app, users):
     at = sign_in(app, "vera").switch_page("pages/agent.py").run()
     assert not at.exception
