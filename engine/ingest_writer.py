@@ -172,8 +172,8 @@ class GroupWriter:
             return FileResult(doc.name, "unchanged", doc_id, doc.metadata.title,
                               self.store.count_chunks(self.kb, doc_id))
         if stored is not None and self.on_conflict == "skip":
-            return FileResult(doc.name, "skipped", doc.doc_id, existing=ExistingDoc(doc.doc_id),
-                              reason=self._kept_reason(ExistingDoc(doc.doc_id)))
+            existing = self.store.existing_documents(self.kb, [doc.doc_id]).get(doc.doc_id, ExistingDoc(doc.doc_id))
+            return FileResult(doc.name, "skipped", doc.doc_id, existing=existing, reason=self._kept_reason(existing))
         return None
 
     @staticmethod

@@ -83,8 +83,15 @@ class _Walk:
         self.found: list[Found] = []
         self.skipped: list[Skipped] = []
         self.folders: set[str] = set()  # real folders walked: a link loop is walked once
+        self.links: list[tuple[Path, str]] = []  # links met, followed once the folders themselves are walked
 
     def named(self, raw: str | Path) -> None:
+        self.path(raw)
+        while self.links:  # after the real folders: a file or folder is found where it is before through a link
+            path, root = self.links.pop(0)
+            self.link(path, root)
+
+    def path(self, raw: str | Path) -> None:
         path = Path(raw)
         parent = os.path.realpath(path.parent)
         try:
@@ -124,7 +131,7 @@ class _Walk:
                 folder = stat.S_ISDIR(info.st_mode)
                 self.skipped.append(Skipped(child, HIDDEN_FOLDER if folder else HIDDEN_FILE, folder=folder))
             elif stat.S_ISLNK(info.st_mode):
-                self.link(child, root)
+                self.links.append((child, root))
             elif stat.S_ISDIR(info.st_mode):
                 self.walk(child, os.path.join(real, entry.name), root, via_link)
             else:

@@ -107,6 +107,12 @@ class ScopedStore:
         self._writable_or_readable(kb)
         return self.inner.document_hashes(kb)
 
+    def existing_documents(self, kb: str, doc_ids: Sequence[str]) -> dict[str, Any]:
+        """Stored documents an ingest meets; only their ids for a writer without a read grant."""
+        self._writable_or_readable(kb)
+        found = self.inner.existing_documents(kb, doc_ids)
+        return found if self.identity.can_read(kb) else {i: e.anonymous() for i, e in found.items()}
+
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         self._writable_or_readable(kb)
         return self.inner.count_chunks(kb, doc_id)

@@ -253,6 +253,14 @@ class KnowledgeBaseStore:
         entries = self._entries(kb, table)
         return dict(zip(entries["doc_id"].to_pylist(), entries["content_hash"].to_pylist()))
 
+    def existing_documents(self, kb: str, doc_ids: Sequence[str]) -> dict[str, ExistingDoc]:
+        """The stored documents among ``doc_ids``: title, date and when stored (from the catalogue)."""
+        table = self._find(kb)
+        if table is None or not doc_ids:
+            return {}
+        entries = self._entries(kb, table)
+        return existing_from(entries.filter(pc.is_in(entries["doc_id"], pa.array(list(doc_ids), pa.string()))))
+
     def get_document(self, doc_id: str, kb: str | None = None) -> tuple[DocumentInfo, list[dict[str, Any]]]:
         """A document's info and its chunks in order; searches every base when ``kb`` is None."""
         check_doc_id(doc_id)

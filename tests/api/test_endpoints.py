@@ -91,6 +91,30 @@ def test_upload_gives_per_file_outcomes_with_the_ui_limits(open_client):
     assert open_client.delete(f"/v1/documents/hangar-notes/{doc['doc_id']}").status_code == 404
 
 
+def test_upload_chooses_what_a_second_file_of_one_name_does(open_client):
+    def upload(text: str, **form):
+        files = [("files", ("report.md", f"# Report {text}\n\nThe {text} readings are in.\n".encode(),
+                            "text/markdown"))]
+        response = open_client.post("/v1/documents", files=files, data={"knowledge_base": "reports", **form})
+        assert response.status_code == 200, response.text
+        return response.json()["files"][0]
+
+    first = upload("north")
+    assert first["status"] == "added" and first["existing"] is None
+    replaced = upload("south")
+    assert replaced["status"] == "replaced" and replaced["existing"]["title"] == "Report north"
+    assert replaced["note"].startswith('Replaced "Report north"')
+    kept = upload("east", on_conflict="keep-both")
+    assert (kept["status"], kept["doc_id"], kept["title"]) == ("added", first["doc_id"] + "-2", "Report east (2)")
+    skipped = upload("west", on_conflict="skip")
+    assert skipped["status"] == "skipped" and "Report south" in skipped["reason"]
+    listed = open_client.get("/v1/documents", params={"kb": "reports"}).json()["knowledge_bases"][0]["documents"]
+    assert {d["title"] for d in listed} == {"Report south", "Report east (2)"}
+    bad = open_client.post("/v1/documents", files=[("files", ("x.md", b"# X\n\nx.", "text/markdown"))],
+                           data={"knowledge_base": "reports", "on_conflict": "merge"})
+    assert bad.status_code == 422
+
+
 def test_an_upload_over_the_request_limit_is_refused_before_reading(open_client):
     big = [("files", ("huge.txt", b"x" * (2 * 1024 * 1024 + 10), "text/plain"))]
     response = open_client.post("/v1/documents", files=big, data={"knowledge_base": "hangar-notes"})

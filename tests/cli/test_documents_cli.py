@@ -90,3 +90,36 @@ def test_module_entry_point_prints_one_json_object(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["added"] == 1
     assert proc.stdout.count("\n") == 1
+
+
+def test_ingest_on_conflict_and_follow_links(tmp_path, capsys, data_dir):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "report.md").write_text("# Report north\n\nNorth readings.")
+    run_json(capsys, "ingest", str(docs), "--kb", "reports", "--data-dir", data_dir)
+    (docs / "report.md").write_text("# Report south\n\nSouth readings.")
+    code, out = run_json(capsys, "ingest", str(docs), "--kb", "reports", "--data-dir", data_dir,
+                         "--on-conflict", "keep-both")
+    (kept,) = out["files"]
+    assert code == 0 and kept["status"] == "added" and kept["title"] == "Report south (2)"
+    assert kept["existing"]["title"] == "Report north"
+    (docs / "report.md").write_text("# Report east\n\nEast readings.")
+    from engine.cli import main
+
+    assert main(["ingest", str(docs), "--kb", "reports", "--data-dir", data_dir, "--on-conflict", "skip"]) == 0
+    out, _ = capsys.readouterr()
+    assert "skipped" in out and "Report north" in out and "reports: 0 added" in out
+    assert main(["ingest", str(docs), "--kb", "reports", "--data-dir", data_dir]) == 0
+    out, _ = capsys.readouterr()
+    assert 'Replaced "Report north"' in out
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "v3.md").write_text("# Version 3\n\nThird.")
+    (docs / ".versions").mkdir()
+    (docs / ".versions" / "v2.md").write_text("# Version 2\n\nSecond.")
+    (docs / "current.md").symlink_to(".versions/v2.md")
+    (docs / "outside.md").symlink_to(tmp_path / "store" / "v3.md")
+    code, out = run_json(capsys, "ingest", str(docs), "--kb", "linked", "--data-dir", data_dir, "--follow-links")
+    outcome = {f["name"]: f for f in out["files"]}
+    assert outcome["current.md"]["status"] == "added" and outcome["current.md"]["title"] == "Version 2"
+    assert outcome["outside.md"]["status"] == "skipped" and "outside the folder" in outcome["outside.md"]["reason"]

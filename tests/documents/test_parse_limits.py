@@ -131,3 +131,57 @@ def test_impossible_date_is_a_clear_error_for_that_file_only():
             resolve_metadata("d.txt", parsed, "kb", **layers)
     good = resolve_metadata("d.txt", parsed, "kb", sidecar=parse_sidecar("g.meta.yaml", "update_date: 2024-02-29"))
     assert good.update_date.isoformat() == "2024-02-29"
+
+
+# -- wide and dense files (issue 27, item 3) ------------------------------------------------------------------
+
+def test_a_csv_of_100000_columns_is_refused_at_its_first_row_naming_the_setting():
+    data = h.csv_wide(100_000)
+    assert len(data) > 1 * h.MB
+    error, seconds = timed(lambda: read_document("wide.csv", data))
+    assert isinstance(error, DocumentError), "the wide CSV was accepted"
+    assert "Row 1 of the CSV has 100,000 columns, over the limit of 1,000 per row" in str(error)
+    assert "WORKBENCH_MAX_COLUMNS_PER_ROW" in str(error)
+    assert seconds < 5
+
+
+def test_csv_cells_over_the_cap_are_refused_while_reading():
+    error, _ = timed(lambda: parse_bytes("long.csv", h.csv_wide(20, rows=600), limits=ParseLimits(max_cells=5_000)))
+    assert isinstance(error, DocumentError) and "more than 5,000 table cells" in str(error)
+    assert "WORKBENCH_MAX_CELLS_PER_FILE" in str(error)
+    assert parse_bytes("long.csv", h.csv_wide(20, rows=200), limits=ParseLimits(max_cells=5_000)).sections
+
+
+def test_a_docx_table_wider_than_the_cap_is_refused():
+    import tests.helpers as helpers
+
+    wide = helpers.make_docx("Readings", ["Below."], table=[[f"h{i}" for i in range(12)], [str(i) for i in range(12)]])
+    error, _ = timed(lambda: parse_bytes("wide.docx", wide, limits=ParseLimits(max_columns=10)))
+    assert isinstance(error, DocumentError) and "a table in the DOCX has 12 columns, over the limit of 10" in str(error)
+    assert parse_bytes("wide.docx", wide, limits=ParseLimits(max_columns=12)).sections
+
+
+def test_a_pdf_of_many_pages_of_scraps_is_refused_by_the_density_cap():
+    data = h.pdf_pages(1_200)
+    error, _ = timed(lambda: read_document("tiny.pdf", data))
+    assert isinstance(error, DocumentError), "1,200 one-line pages were accepted as 1,200 chunks"
+    assert "makes 1,200 chunks from 0.05 MB of text" in str(error)
+    assert "WORKBENCH_MAX_CHUNKS_PER_MB" in str(error)
+
+
+def test_the_density_cap_spares_short_documents_and_full_chunks():
+    pages = h.pdf_pages(900)  # under the 1,000 chunks the cap starts at, however short its pages
+    assert len(read_document("deck.pdf", pages).sections) == 900
+    prose = " ".join(f"Sentence {i} of the manual explains one step of the wheel change in plain words."
+                     for i in range(60_000))  # about 5 MB of text in full chunks: 6,000+ of them
+    count = check_chunk_count([Section(prose)], ParseLimits())
+    assert count > 1_000
+
+
+def test_the_chunks_per_mb_setting_must_leave_room_for_full_chunks():
+    from engine.config import load_settings
+    from engine.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="WORKBENCH_MAX_CHUNKS_PER_MB"):
+        load_settings(chunk_size=100, chunk_overlap=0)
+    assert load_settings(chunk_size=100, chunk_overlap=0, max_chunks_per_mb=16_000).max_chunks_per_mb == 16_000

@@ -110,6 +110,52 @@ def csv_rows(rows: int) -> bytes:
     return ("code,meaning\n" + body).encode()
 
 
+def csv_wide(columns: int, rows: int = 1) -> bytes:
+    """A CSV of one header and ``rows`` records, ``columns`` wide (100,000 columns: about 1.2 MB)."""
+    header = ",".join(f"reading_{i}" for i in range(columns))
+    body = "".join(",".join(str((i * 7 + r) % 997) for i in range(columns)) + "\n" for r in range(rows))
+    return (header + "\n" + body).encode()
+
+
+def pdf_pages(pages: int, line: bytes = b"Tiny text: check the torque of bolt %d.") -> bytes:
+    """A PDF of ``pages`` pages, each holding one short line in 2-point type (5,000 pages: about 1.5 MB)."""
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets: dict[int, int] = {}
+
+    def put(number: int, body: bytes) -> None:
+        offsets[number] = out.tell()
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+
+    kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(pages))
+    put(1, b"<< /Type /Catalog /Pages 2 0 R >>")
+    put(2, b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages)
+    put(3, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    for i in range(pages):
+        page = 4 + 2 * i
+        content = b"BT /F1 2 Tf 72 700 Td (" + (line % i if b"%d" in line else line) + b") Tj ET"
+        put(page, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                  b"/Resources << /Font << /F1 3 0 R >> >> >>" % (page + 1))
+        put(page + 1, b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+    total = 4 + 2 * pages
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % total)
+    for number in range(1, total):
+        out.write(b"%010d 00000 n \n" % offsets[number])
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (total, xref))
+    return out.getvalue()
+
+
+def xlsx_expanding(rows: int) -> bytes:
+    """A ZIP laid out as an XLSX whose one sheet declares ``rows`` rows of cells, deflated (1,000:1)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        _stream_member(archive, "xl/worksheets/sheet1.xml", b"<worksheet><sheetData>",
+                       b'<row><c t="inlineStr"><is><t>0</t></is></c></row>', rows * 48, b"</sheetData></worksheet>")
+    return out.getvalue()
+
+
 def csv_big_field(size: int) -> bytes:
     """A CSV with one quoted field of ``size`` characters."""
     return ("code,meaning\nE1,\"" + "x" * size + "\"\nE2,ok\n").encode()

@@ -40,3 +40,23 @@ def test_concurrent_writers_lose_nothing_and_fail_nothing(tmp_path):
         assert index_health(store._open(kb), store.settings).healthy
     hits = store.search("record w1x4", "shared", mode="keyword", k=3)
     assert hits and hits[0].doc_id.startswith("w1-doc4-")
+
+
+def test_writers_of_one_file_name_are_told_truthfully_who_was_first(tmp_path):
+    """Four processes each ingest their own report.md into one new base at the same moment: exactly one is told
+    "added", the other three "replaced", each naming the document it replaced, and one document remains."""
+    from tests.reliability.writers import run_processes
+
+    data_dir = tmp_path / "data"
+    results = run_processes(data_dir, [[[["reports", writer, 1, "report.md"]]] for writer in range(4)])
+    statuses = sorted(r["status"] for r in results)
+    assert statuses == ["added", "replaced", "replaced", "replaced"], results
+    titles = {f"Writer {w} procedure 0" for w in range(4)}
+    for result in results:
+        if result["status"] == "replaced":
+            assert result["existing"]["title"] in titles - {result["title"]}, result
+            assert result["existing"]["ingested_at"], result
+    store = KnowledgeBaseStore(load_settings(data_dir=data_dir, chunk_size=400, chunk_overlap=60))
+    (doc,) = store.list_documents("reports")
+    replaced = {r["existing"]["title"] for r in results if r["status"] == "replaced"}
+    assert replaced | {doc.title} == titles, "each document but the last was replaced exactly once"

@@ -7,6 +7,8 @@ so that small hostile files stand for the full-size ones (test_parse_worker.py r
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable
 
@@ -116,3 +118,75 @@ def test_cli_prints_escaped_names_and_each_outcome(tmp_path, capsys):
     assert "\\x1b[31mred\\x1b[0m.txt" in out
     assert "not a real date" in out and "Hidden file" in out
     assert "cli: 1 added, 0 unchanged, 0 replaced, 1 rejected, 1 skipped" in out
+
+
+# -- issue 27: links out of the folder, special files, wide and dense files ---------------------------------------
+
+SECRET = b"root:x:0:0:root:/root:/bin/bash\nkeeper:x:1000:1000::/home/keeper:/bin/sh\n"
+NEW_KINDS: dict[str, tuple[str, str]] = {  # file -> (status, what its outcome must say), at the default limits
+    "wide.csv": ("rejected", "has 100,000 columns, over the limit of 1,000 per row (WORKBENCH_MAX_COLUMNS_PER_ROW)"),
+    "tiny.pdf": ("rejected", "makes 5,000 chunks from 0.19 MB of text"),
+    "sheet.xlsx": ("rejected", "Unsupported file type '.xlsx'"),
+    "deep.json": ("rejected", "Unsupported file type '.json'"),
+    "pipe.txt": ("skipped", "A FIFO (named pipe), not a regular file"),
+    "passwd-link.txt": ("skipped", "Symbolic link: not followed"),
+    "etc-link/": ("skipped", "Symbolic link: not followed"),
+}
+
+
+def write_new_kinds(folder, outside):
+    good = helpers.write_corpus(folder)
+    (outside / "private").mkdir(parents=True)
+    (outside / "passwd").write_bytes(SECRET)
+    (outside / "private" / "shadow.txt").write_bytes(SECRET)
+    (folder / "wide.csv").write_bytes(h.csv_wide(100_000))
+    (folder / "tiny.pdf").write_bytes(h.pdf_pages(5_000))
+    (folder / "sheet.xlsx").write_bytes(h.xlsx_expanding(20_000_000))  # ~1 GB of sheet XML if it were opened
+    (folder / "deep.json").write_text(h.json_nested(100_000))
+    os.mkfifo(folder / "pipe.txt")
+    (folder / "passwd-link.txt").symlink_to(outside / "passwd")
+    (folder / "etc-link").symlink_to(outside / "private")
+    return set(good)
+
+
+@pytest.mark.slow
+def test_new_kinds_at_the_default_limits_are_turned_away_and_the_good_files_land(tmp_path):
+    good = write_new_kinds(tmp_path / "docs", tmp_path / "outside")
+    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
+    for follow_links in (False, True):
+        started = time.perf_counter()
+        report = Ingestor(store).ingest_paths([tmp_path / "docs"], f"kinds-{int(follow_links)}",
+                                              follow_links=follow_links)
+        seconds = time.perf_counter() - started
+        outcome = {f.name: f for f in report.files}
+        assert {n for n, f in outcome.items() if f.status == "added"} == good
+        for name, (status, says) in NEW_KINDS.items():
+            if follow_links and "link" in name:
+                says = "Symbolic link to a place outside the folder being ingested"
+            assert outcome[name].status == status and says in outcome[name].reason, (name, outcome[name].reason)
+        assert not [n for n in outcome if n in ("shadow.txt", "passwd")], "a file outside the folder was read"
+        assert seconds < 120, f"the folder took {seconds:.0f} s"
+    hits = store.search("root:x:0:0 keeper", mode="keyword", k=50)
+    assert hits and not any("root:x" in hit.text for hit in hits), "text from outside the folder is searchable"
+
+
+def test_cli_never_stores_a_file_a_link_leads_to_outside_the_folder(tmp_path, capsys):
+    docs, outside = tmp_path / "F", tmp_path / "outside"
+    docs.mkdir()
+    outside.mkdir()
+    (outside / "passwd").write_bytes(SECRET)
+    (docs / "note.md").write_bytes(NOTE)
+    (docs / "passwd-link.txt").symlink_to(outside / "passwd")
+    (docs / "inside.md").symlink_to("note.md")
+    data = str(tmp_path / "data")
+    for flags in ([], ["--follow-links"]):
+        assert main(["ingest", str(docs), "--kb", "x", "--data-dir", data, *flags]) == 0
+        out, _ = capsys.readouterr()
+        assert "passwd-link.txt" in out and ("not followed" in out or "outside the folder" in out)
+        assert "skipped" in out
+    assert main(["search", "root:x:0:0", "--kb", "x", "--mode", "keyword", "--data-dir", data, "--json"]) == 0
+    out, _ = capsys.readouterr()
+    assert not [r for r in json.loads(out)["results"] if "root:x" in r["text"]], "the linked file was stored"
+    assert main(["kb", "list", "--kb", "x", "--data-dir", data, "--json"]) == 0
+    out, _ = capsys.readouterr()
+    assert "passwd" not in out and "note.md" in out

