@@ -16,10 +16,11 @@ from collections.abc import Iterable, Sequence
 
 import streamlit as st
 
+from engine.language.citations import CITATION
+
 # Every ASCII character that Markdown, GFM autolinks, Streamlit directives or math could treat
 # as syntax. Letters, digits, spaces and ",;?%" stay as they are.
 _SYNTAX = frozenset("\\`*_{}[]()#+-.!|<>~&:@$=^\"'/")
-_CITATION = re.compile(r"\[(\d+(?:\s*[,–-]\s*\d+)*)\]")
 _MARKDOWN_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 _URL = re.compile(r"\b(?:https?|ftp|file|data|javascript)\s*:\S*|\bwww\.\S+", re.IGNORECASE)
@@ -107,7 +108,7 @@ def highlight(text: str | None, terms: Iterable[str]) -> str:
 def cite(text: str | None) -> str:
     """``text`` encoded like :func:`encode`, with ``[n]`` citations shown as bold blue superscripts."""
     parts = []
-    for piece, matched in _spans(str(text or ""), _CITATION):
+    for piece, matched in _spans(str(text or ""), CITATION):
         body = encode(piece)
         parts.append(f'<sup style="{CITE_STYLE}">{body}</sup>' if matched else body)
     return "".join(parts)

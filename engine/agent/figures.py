@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-UNITS = (
-    "%", "percent", "per cent", "°c", "°f", "lbf.ft", "lbf·ft", "lbf-ft", "lb-ft", "ft-lb", "in-lb", "n·m", "n.m", "nm",
-    "mm", "cm", "km", "m", "inch", "inches", "ft", "feet", "lb", "lbs", "kg", "g", "t", "tonnes", "psi",
-    "bar", "kpa", "mpa", "qt", "quarts", "l", "litres", "liters", "ml", "gal", "gallons", "h", "hr", "hrs", "hours",
-    "min", "minutes", "s", "sec", "seconds", "days", "weeks", "months", "years", "kt", "kts", "knots", "v",
-    "w", "kw", "hz", "rpm", "cycles", "fh", "flight hours", "usd", "eur", "gbp", "$", "€", "£",
-)
-_UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
-FIGURE = re.compile(
-    rf"(?P<cur>[$€£])?\s?(?P<num>(?<![\w.])-?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?)"
-    rf"\s?(?P<unit>(?:{_UNIT})(?![\w]))?",
-    re.IGNORECASE,
-)
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n+")
-WORD = re.compile(r"[a-z0-9]+")
+from engine.language.citations import strip_citations
+from engine.language.quantities import canonical_unit, known_unit, located_figures
+from engine.language.sentences import split_sentences
+from engine.language.tokens import STOP_WORDS, words as tokens
+
 DEFAULT_AUTHORITY = 3
 """A document that states no authority ranks in the middle of the 1-5 scale (as in retrieval's credibility)."""
-STOP = frozenset("the a an of for and or to in on at by with is are was were be what which how".split())
 
 
 @dataclass(frozen=True)
@@ -39,29 +27,21 @@ class Figure:
         return dict(self.__dict__)
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences and lines of ``text``, stripped, empties dropped."""
-    return [s.strip() for s in SENTENCE.split(text or "") if s and s.strip()]
-
-
 def _figures(sentence: str) -> list[tuple[int, Figure]]:
-    found = []
-    for match in FIGURE.finditer(sentence):
-        unit = match.group("unit") or match.group("cur")
-        if unit:
-            value = float(match.group("num").replace(",", ""))
-            found.append((match.start("num"), Figure(value, unit.strip(), match.group(0).strip(), sentence[:300])))
-    return found
+    """(offset in the sentence without citations, figure) for each number with a unit of ``en/units.toml``
+    (currency signs included)."""
+    return [(at, Figure(f.value, f.unit, f.text, sentence[:300])) for at, f in located_figures(sentence)
+            if f.unit and known_unit(f.unit)]
 
 
 def extract_figures(text: str) -> list[Figure]:
     """Every number that carries a unit or currency in ``text`` (bare numbers, like years, are skipped)."""
-    return [figure for sentence in sentences(text) for _, figure in _figures(sentence)]
+    return [figure for sentence in split_sentences(text) for _, figure in _figures(sentence)]
 
 
 def words(text: str) -> set[str]:
     """Content words of ``text``, lower-cased."""
-    return {w for w in WORD.findall(text.lower()) if w not in STOP}
+    return {w for w in tokens(text) if w not in STOP_WORDS}
 
 
 def relevant_figures(text: str, entity: str, attribute: str) -> list[Figure]:
@@ -73,9 +53,9 @@ def relevant_figures(text: str, entity: str, attribute: str) -> list[Figure]:
     name, attr_words = entity.lower().strip(), words(attribute)
     chosen: list[Figure] = []
     fallback: list[Figure] = []
-    for sentence in sentences(text):
+    for sentence in split_sentences(text):
         found = _figures(sentence)
-        at = sentence.lower().find(name) if name else -1
+        at = strip_citations(sentence).lower().find(name) if name else -1
         if at >= 0 and found:
             after = [f for pos, f in found if pos >= at + len(name)]
             chosen.append(after[0] if after else found[-1][1])
@@ -86,8 +66,8 @@ def relevant_figures(text: str, entity: str, attribute: str) -> list[Figure]:
 
 
 def unit_key(unit: str) -> str:
-    """A unit as compared between sources: lower case, punctuation dropped ('N.m', 'n·m' and 'Nm' agree)."""
-    return re.sub(r"[^a-z%$€£]+", "", unit.lower())
+    """A unit as compared between sources: its canonical spelling ('N.m', 'n·m' and 'Nm' agree)."""
+    return canonical_unit(unit)
 
 
 def prefer_authority(candidates: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

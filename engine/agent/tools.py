@@ -8,7 +8,6 @@ given here, so it never carries a link, an image or HTML.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Annotated, Any, Literal
 
@@ -18,6 +17,7 @@ from engine.agent.calculator import evaluate
 from engine.agent.context import ToolContext
 from engine.agent.errors import ToolError
 from engine.agent.figures import DEFAULT_AUTHORITY, prefer_authority, relevant_figures
+from engine.language.citations import citations as cited_numbers
 from engine.output_safety import safe_text
 
 KB_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
@@ -112,7 +112,7 @@ def answer_with_review(ctx: ToolContext, question: Annotated[str, Field(min_leng
         raise ToolError("The answer pipeline is not available here; use search_knowledge_base and answer from "
                         "the passages instead.")
     answer = ctx.answer(question)
-    cited = sorted({int(n) for n in re.findall(r"\[(\d{1,3})\]", answer.final or "")})
+    cited = sorted(cited_numbers(answer.final or ""))
     citations = []
     for n in (n for n in cited if 0 < n <= len(answer.evidence)):
         evidence = answer.evidence[n - 1]
