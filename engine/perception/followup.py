@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.language.tokens import STOP_WORDS
 from engine.perception.rules import FollowupRules
-from engine.perception.spelling import stop_words
 from engine.perception.stage import TIME_KIND, Mention, Perception
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -78,7 +78,7 @@ def _own_words(question: str, start: int, mentions: list[Mention], rules: Follow
         word = match.group(0).lower()
         if any(m.phrase_start <= match.start() < m.phrase_end for m in mentions):
             continue
-        if word in stop_words() or word in rules.vague or word in rules.references or word in rules.prepositions:
+        if word in STOP_WORDS or word in rules.vague or word in rules.references or word in rules.prepositions:
             continue
         own.append(match.group(0))
     return own

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 from engine.errors import ConfigError
-from engine.perception.dates import NUMBER_PATTERN, RESOLVERS
+from engine.language.en.lex_attrs import COUNT_PATTERN
+from engine.perception.dates import RESOLVERS
 from engine.results import Action
 
 DEFAULT_RULES_PATH = Path(__file__).with_name("rules.toml")
@@ -212,7 +213,7 @@ def _build(r: _Reader, data: dict[str, Any]) -> Rules:
             raise r.fail(f"sources.aliases.{alias}", "expected a non-empty string (the short name to report)")
     macros.setdefault("document", _alternation(documents + list(aliases)))
     macros.setdefault("source", _alternation(documents + organisations + list(aliases)))
-    macros.setdefault("number", NUMBER_PATTERN)
+    macros.setdefault("number", COUNT_PATTERN)
     for name, value in list(macros.items()):  # check each macro expands on its own
         expand_macros(value, macros, lambda msg, n=name: r.fail(f"macros.{n}", msg))
 

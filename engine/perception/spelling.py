@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Container
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
+from engine.language.tokens import STOP_WORDS
 from engine.results import SpellingCorrection
 
 MIN_FUZZY_LENGTH = 5
@@ -65,14 +65,6 @@ class Spelling:
     corrections: tuple[SpellingCorrection, ...] = ()
 
 
-@lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """spaCy's English stop words: function words are never corrected (the keyword index drops them)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
 def max_edits(word: str) -> int:
     """The edit budget for a word of this length (0: never corrected)."""
     if len(word) < SWAP_ONLY_LENGTH:
@@ -98,7 +90,7 @@ def best_correction(
     if budget == 0 or not _checkable(word):
         return None
     low = word.lower()
-    if low in stop_words() or low in lexicon or lexicon.has_stem(low):
+    if low in STOP_WORDS or low in lexicon or lexicon.has_stem(low):
         return None
     if language is not None and (word in language or low in language):
         return None

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from engine.errors import ConfigError
+from engine.language.nlp import DEFAULT_MODEL, pipeline
 from engine.perception.dates import resolve as resolve_time
-from engine.perception.entities import DEFAULT_MODEL, Found, load_nlp, merge, ner_entities, pattern_entities
+from engine.perception.entities import Found, merge, ner_entities, pattern_entities
 from engine.perception.rules import Rules, load_rules
 from engine.perception.spelling import Lexicon, correct_spelling
 from engine.results import Constraints, Intent, QuantConstraint, TimeConstraint
@@ -45,7 +46,7 @@ class Perception:
         self._rules_path = Path(rules_path).expanduser() if rules_path is not None else None
         self._today = today or date.today
         self._rules: Rules = load_rules(self._rules_path)
-        self._nlp = load_nlp(model) if use_ner else None
+        self._nlp = pipeline("ner", model) if use_ner else None
         self.model = model if use_ner else None
         self._lock = threading.Lock()
 

@@ -3,7 +3,7 @@
 A :class:`Vocabulary` is built from the text the keyword index searches (``search_text``),
 so it knows exactly the words a keyword search can find. Words are letters only and
 lower-cased (codes such as "A320" are never spelling-checked); each carries the number of
-chunks it occurs in, and the Snowball stems of all words are kept too, so that an
+chunks it occurs in, and the Snowball stems of all words (``engine.language.tokens.stem``) are kept too, so that an
 inflection the corpus does not contain ("inspections") still counts as known when the
 index would match its stem. The store caches one vocabulary per table version.
 """
@@ -12,34 +12,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from engine.language.tokens import stem
+
 _WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]{2,}(?![^\W\d_])")
 """Runs of two or more letters; a run glued to digits ("A320") is still a run of its letters only."""
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    """The English Snowball stemmer of tantivy, the same family the keyword index stems with."""
-    import tantivy
-
-    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-            .filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer("english")).build())
-
-
-def stems(words: Sequence[str]) -> list[str]:
-    """The Snowball stem of each word (letters-only words map one to one)."""
-    if not words:
-        return []
-    analyzed = _stemmer().analyze(" ".join(words))
-    if len(analyzed) != len(words):  # a word the tokenizer split; stem one by one
-        return [(_stemmer().analyze(w) or [w])[0] for w in words]
-    return analyzed
 
 
 def text_words(text: str) -> list[str]:
@@ -68,7 +50,7 @@ class Vocabulary:
         for text in texts:
             counts.update(set(text_words(text or "")))
         words = sorted(counts)
-        return cls(dict(counts), frozenset(stems(words)))
+        return cls(dict(counts), frozenset(stem(w) for w in words))
 
     @classmethod
     def merge(cls, parts: Iterable["Vocabulary"]) -> "Vocabulary":
@@ -92,7 +74,7 @@ class Vocabulary:
 
     def has_stem(self, word: str) -> bool:
         """True when ``word`` stems to the stem of a known word (so the keyword index finds it)."""
-        return bool(word) and stems([word.lower()])[0] in self.stem_set
+        return bool(word) and stem(word) in self.stem_set
 
     def neighbours(self, word: str, max_distance: int, prefix_length: int = 1) -> list[tuple[str, int, int]]:
         """Known words within ``max_distance`` edits of ``word`` (a swap of adjacent letters is one edit)
