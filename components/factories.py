@@ -120,9 +120,9 @@ def get_reflection_parts(provider_id: str) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def get_warmup():
-    """Started once per process: opens the store, loads the embedding model and spaCy (NER and tagger) in the
-    background."""
-    from engine.perception.entities import load_tagger
+    """Started once per process: opens the store, loads the embedding model and spaCy (NER and the full parse) in
+    the background."""
+    from engine.language import nlp
     from engine.perception.stage import get_perception as perception
     from engine.warmup import Warmup
 
@@ -130,5 +130,5 @@ def get_warmup():
     return Warmup([
         ("knowledge bases", store.knowledge_base_names),
         ("embedding model", lambda: store.embedder.encode_one("warm-up")),
-        ("question parser (spaCy)", lambda: (perception().run("What is the torque of the axle nut?"), load_tagger())),
+        ("question parser (spaCy)", lambda: (perception().run("What is the warm-up question?"), nlp.warm())),
     ]).start()
