@@ -11,19 +11,30 @@ a conversation that ends in an assistant turn (prefill) is refused before sendin
 set to the least up-front thinking the model accepts (``disabled``, else ``between_tools``, else
 left out), and ``output_format`` becomes ``output_config.format``. ``thinking`` blocks in a
 reply are never read as text; they are kept in ``raw_content`` to be sent back unchanged.
+
+Prompt caching: callers mark the stable prefix of a request themselves (a ``cache_control`` on the
+block that ends it: the evidence, for the generator and the reviewer); a conversation of several
+turns that marks nothing (the agent) gets the top-level ``cache_control``, so each turn reads the
+turns before it from the cache. Cache reads and writes come back in ``ChatResponse.usage``.
+Claude's citations (``search_result_location``) come back on the text blocks they belong to.
+:meth:`AnthropicProvider.stream` streams a turn (``messages.stream``) and starts it again when the
+stream breaks mid-way, up to ``stream_retries`` times.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import anthropic
+import httpx2
 
 from engine.errors import ConfigError, MissingKeyError, ProviderError
 from engine.llm.base import (
     ChatResponse,
+    Citation,
     ContentBlock,
     Message,
     Refusal,
@@ -43,12 +54,16 @@ from engine.llm.errors import (
     RateLimitedError,
     UnknownModelError,
 )
-from engine.llm.models import FALLBACK_MODELS, MODELS, ModelResolver, Role, unknown_model_message
+from engine.llm.models import FALLBACK_MODELS, MODELS, ModelCatalog, ModelResolver, Role, unknown_model_message
+from engine.llm.streaming import StreamDone, StreamEvent, StreamRestart, TextDelta
 
 log = logging.getLogger(__name__)
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 _OFFLINE_HINT = "or choose the offline provider"
+CACHE_BREAKPOINT = {"type": "ephemeral"}
+"""A five-minute prompt-cache breakpoint (the default lifetime; a one-hour write costs 2x input, not 1.25x)."""
+STREAM_RETRIES = 2  # a stream that breaks mid-way is started again this often before the turn fails
 
 
 class AnthropicProvider:
@@ -61,6 +76,8 @@ class AnthropicProvider:
     ``models`` replaces the process-wide resolver. ``up_front_thinking=True`` leaves ``thinking``
     out of every request, so models that think by default (Claude Sonnet 5.5, Haiku 5.5) do;
     by default each request asks for the least thinking the model accepts.
+    ``prompt_caching=False`` sends no cache breakpoints (callers' markers are removed too);
+    ``stream_retries`` is how often a stream that breaks mid-way is started again.
     """
 
     def __init__(
@@ -73,6 +90,8 @@ class AnthropicProvider:
         client: anthropic.Anthropic | None = None,
         models: ModelResolver | None = None,
         up_front_thinking: bool = False,
+        prompt_caching: bool = True,
+        stream_retries: int = STREAM_RETRIES,
     ) -> None:
         if model is not None and (not isinstance(model, str) or not model.strip()):
             raise ConfigError(
@@ -83,6 +102,8 @@ class AnthropicProvider:
             raise ConfigError(f"Anthropic timeout must be greater than 0 seconds, got {timeout}.")
         if max_retries < 0:
             raise ConfigError(f"Anthropic max_retries must be 0 or more, got {max_retries}.")
+        if stream_retries < 0:
+            raise ConfigError(f"Anthropic stream_retries must be 0 or more, got {stream_retries}.")
         if client is None:
             key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
             if not key or not key.strip():
@@ -91,6 +112,8 @@ class AnthropicProvider:
         self._client = client
         self._models = models if models is not None else MODELS
         self.up_front_thinking = bool(up_front_thinking)
+        self.prompt_caching = bool(prompt_caching)
+        self.stream_retries = int(stream_retries)
         self.model = model.strip() if model is not None else self.resolve_model("generator")
         self.name = f"anthropic:{self.model}"
 
@@ -117,13 +140,24 @@ class AnthropicProvider:
         """Ids the Models API lists for this key, newest first; empty when it cannot be asked."""
         return self._models.catalog(self._client).ids
 
+    def catalog(self) -> ModelCatalog:
+        """The Models API's list for this key (each model's line and date), or why it could not be asked."""
+        return self._models.catalog(self._client)
+
     def capabilities(self, model: str | None = None) -> ModelCapabilities:
         """What ``model`` (default: this provider's) accepts, per the Models API.
 
         :data:`~engine.llm.capabilities.CURRENT_CLAUDE` when the API does not say (list not
-        fetched, id not shown, no ``capabilities`` field).
+        fetched, id not shown, no ``capabilities`` field). With ``prompt_caching=False`` the model is
+        reported as taking no cache breakpoints, so callers send none.
         """
-        return self._models.capabilities(self._client, model or self.model) or CURRENT_CLAUDE
+        found = self._models.capabilities(self._client, model or self.model) or CURRENT_CLAUDE
+        return found if self.prompt_caching else dataclasses.replace(found, prompt_caching=False)
+
+    @property
+    def client(self) -> anthropic.Anthropic:
+        """The SDK client (for the Message Batches API, :mod:`engine.llm.batches`)."""
+        return self._client
 
     def chat(
         self,
@@ -164,6 +198,66 @@ class AnthropicProvider:
         )
         return response
 
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        model: str | None = None,
+        output_format: dict[str, Any] | None = None,
+    ) -> Iterator[StreamEvent]:
+        """One turn through ``messages.stream``: text deltas as they arrive, then the whole response.
+
+        A stream that breaks after it started (a dropped connection, an ``overloaded_error`` event)
+        is started again, up to ``stream_retries`` times, each announced by a StreamRestart; one that
+        breaks more often raises a ProviderError that says how far it got. A request the API refuses
+        raises as :meth:`chat` does.
+        """
+        used_model = model or self.model
+        params = self.request(messages, system=system, tools=tools, tool_choice=tool_choice,
+                              max_tokens=max_tokens, model=used_model, output_format=output_format)
+        attempt = 0
+        while True:
+            received, broken = 0, None
+            try:
+                with self._client.messages.stream(**params) as events:  # sent here; a refusal raises now
+                    try:
+                        for event in events:
+                            if event.type == "text":
+                                received += len(event.text)
+                                yield TextDelta(event.text)
+                        final = events.get_final_message()
+                    except (anthropic.APIError, httpx2.TransportError) as exc:  # broke after it started
+                        broken = exc
+            except anthropic.APIError as exc:
+                available = self.available_models() if isinstance(exc, anthropic.NotFoundError) else ()
+                raise map_api_error(exc, model=used_model, retries=self.max_retries, timeout=self.timeout,
+                                    available=available) from exc
+            except ValueError as exc:
+                raise ProviderRequestError(f"The Anthropic SDK refused the request before sending it ({exc}). "
+                                           f"Lower max_tokens (now {max_tokens}).") from exc
+            if broken is None:
+                response = to_chat_response(final)
+                log.debug("anthropic stream: model=%s stop=%s in=%d out=%d cache read=%d write=%d", response.model,
+                          response.stop_reason, response.usage.input_tokens, response.usage.output_tokens,
+                          response.usage.cache_read_input_tokens, response.usage.cache_creation_input_tokens)
+                yield StreamDone(response)
+                return
+            reason = _broken(broken)
+            if not _retryable(broken) and isinstance(broken, anthropic.APIError):
+                raise map_api_error(broken, model=used_model, retries=0, timeout=self.timeout) from broken
+            if attempt >= self.stream_retries:
+                raise ProviderConnectionError(
+                    f"The stream from {used_model} broke after {received} characters ({reason}), "
+                    f"{attempt + 1} time(s) in a row. Retry, {_OFFLINE_HINT}.") from broken
+            attempt += 1
+            log.warning("anthropic stream broke after %d characters (%s); starting it again (%d of %d)",
+                        received, reason, attempt, self.stream_retries)
+            yield StreamRestart(attempt=attempt, reason=reason, received=received)
+
     def request(
         self,
         messages: Sequence[Message],
@@ -197,9 +291,14 @@ class AnthropicProvider:
             params["tool_choice"] = dict(tool_choice)
         if output_format is not None:
             params["output_config"] = {"format": to_output_format(output_format)}
-        thinking = None if self.up_front_thinking else self.capabilities(used_model).least_thinking()
+        capabilities = self.capabilities(used_model)
+        thinking = None if self.up_front_thinking else capabilities.least_thinking()
         if thinking is not None:
             params["thinking"] = thinking
+        if not capabilities.prompt_caching:
+            _drop_breakpoints(params)
+        elif len(api_messages) > 1 and not _has_breakpoint(params):
+            params["cache_control"] = dict(CACHE_BREAKPOINT)  # a growing conversation: cache what came before
         return params
 
 
@@ -246,18 +345,53 @@ KEPT_FOR_REPLAY = frozenset({"thinking", "redacted_thinking"})
 """Reply blocks that are not read but must go back unchanged with the rest of the turn."""
 
 
+def _has_breakpoint(params: dict[str, Any]) -> bool:
+    """Whether any block of the request (system, tools, messages) carries a ``cache_control``."""
+    blocks = [*(params.get("system") if isinstance(params.get("system"), list) else ()), *params.get("tools", ())]
+    for message in params["messages"]:
+        content = message.get("content")
+        blocks += content if isinstance(content, list) else []
+    return any(isinstance(b, dict) and b.get("cache_control") for b in blocks)
+
+
+def _drop_breakpoints(params: dict[str, Any]) -> None:
+    """Remove every ``cache_control`` marker from the request's message blocks (prompt caching off)."""
+    for message in params["messages"]:
+        content = message.get("content")
+        if isinstance(content, list):
+            message["content"] = [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
+                                  for b in content]
+
+
+def _broken(exc: BaseException) -> str:
+    """A short account of why a stream broke."""
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"{exc.type or 'error'}: {exc.api_message or exc.message}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _retryable(exc: BaseException) -> bool:
+    """Whether starting a broken stream again can help (dropped connection, overload, server error)."""
+    if isinstance(exc, (httpx2.TransportError, anthropic.APIConnectionError)):
+        return True
+    if isinstance(exc, anthropic.APIStatusError):
+        return exc.type in ("overloaded_error", "api_error", "rate_limit_error") or exc.status_code >= 500
+    return False
+
+
 def to_chat_response(reply: Any) -> ChatResponse:
     """Convert an SDK ``Message`` into a ChatResponse.
 
-    Text and tool_use blocks become ``content``; ``thinking`` and ``redacted_thinking`` blocks are
-    never read as text, and when present the whole turn is kept in ``raw_content`` for replay.
-    Other block types are dropped.
+    Text and tool_use blocks become ``content`` (text with the search-result citations it carries);
+    ``thinking`` and ``redacted_thinking`` blocks are never read as text, and when present the
+    whole turn is kept in ``raw_content`` for replay. Other block types are dropped. Usage keeps
+    the cache reads and writes and the service tier.
     """
     blocks: list[ContentBlock] = []
     kept = False
     for block in reply.content:
         if block.type == "text":
-            blocks.append(TextBlock(text=block.text))
+            blocks.append(TextBlock(text=block.text, citations=to_citations(getattr(block, "citations", None))))
         elif block.type == "tool_use":
             blocks.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
         elif block.type in KEPT_FOR_REPLAY:
@@ -265,11 +399,39 @@ def to_chat_response(reply: Any) -> ChatResponse:
         else:
             log.debug("anthropic reply: dropped a %s block", block.type)
     raw = tuple(b.model_dump(mode="json", exclude_none=True) for b in reply.content) if kept else ()
-    usage = Usage(input_tokens=reply.usage.input_tokens or 0, output_tokens=reply.usage.output_tokens or 0)
     return ChatResponse(
-        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=usage, model=reply.model,
-        refusal=_refusal(reply), raw_content=raw,
+        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=to_usage(reply.usage),
+        model=reply.model, refusal=_refusal(reply), raw_content=raw,
     )
+
+
+def to_usage(usage: Any) -> Usage:
+    """An SDK ``Usage`` as engine Usage: uncached input, output, cache reads and writes, service tier."""
+    if usage is None:
+        return Usage()
+    split = getattr(usage, "cache_creation", None)
+    return Usage(
+        input_tokens=getattr(usage, "input_tokens", 0) or 0,
+        output_tokens=getattr(usage, "output_tokens", 0) or 0,
+        cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
+        cache_creation_1h_input_tokens=getattr(split, "ephemeral_1h_input_tokens", 0) or 0,
+        service_tier=getattr(usage, "service_tier", None) or "standard",
+    )
+
+
+def to_citations(citations: Any) -> tuple[Citation, ...]:
+    """The ``search_result_location`` citations of a text block; citations of other kinds are not kept."""
+    found = []
+    for citation in citations or ():
+        if getattr(citation, "type", None) != "search_result_location":
+            log.debug("anthropic reply: dropped a %s citation", getattr(citation, "type", "?"))
+            continue
+        found.append(Citation(
+            search_result_index=citation.search_result_index, cited_text=citation.cited_text or "",
+            source=citation.source or "", title=citation.title or "",
+            start_block_index=citation.start_block_index, end_block_index=citation.end_block_index))
+    return tuple(found)
 
 
 def _refusal(reply: Any) -> Refusal | None:

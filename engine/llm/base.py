@@ -21,9 +21,29 @@ Message = dict[str, Any]
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A passage of the request's evidence that a text block cites (Claude's own citations).
+
+    ``search_result_index`` is the 0-based position of the cited ``search_result`` block among all
+    such blocks of the request; ``cited_text`` is the cited blocks' text as the API quotes it, and
+    ``start_block_index``/``end_block_index`` (exclusive) the text blocks of that search result it spans.
+    """
+
+    search_result_index: int
+    cited_text: str
+    source: str = ""
+    title: str = ""
+    start_block_index: int = 0
+    end_block_index: int = 0
+
+
+@dataclass(frozen=True)
 class TextBlock:
+    """Text the model wrote; ``citations`` are the evidence passages it cites for this text, if any."""
+
     text: str
     type: Literal["text"] = "text"
+    citations: tuple[Citation, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": "text", "text": self.text}
@@ -64,8 +84,25 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens one call used, as the API counts them.
+
+    ``input_tokens`` are the uncached input tokens (after the last cache breakpoint);
+    ``cache_read_input_tokens`` were read from the prompt cache and ``cache_creation_input_tokens``
+    written to it (``cache_creation_1h_input_tokens`` of them with the one-hour lifetime).
+    ``service_tier`` is ``"batch"`` for a Message Batches result (billed at half price).
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_creation_1h_input_tokens: int = 0
+    service_tier: str = "standard"
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Every input token of the call: uncached, read from the cache and written to it."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
 
 
 @dataclass(frozen=True)
@@ -115,6 +152,11 @@ class ChatResponse:
     def text(self) -> str:
         """All text blocks joined, in order."""
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        """Every citation of every text block, in order."""
+        return tuple(c for b in self.content if isinstance(b, TextBlock) for c in b.citations)
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:

@@ -32,13 +32,18 @@ class ModelCapabilities:
 
     ``listed`` is True when these come from the Models API; otherwise they are an assumption
     (see :data:`CURRENT_CLAUDE` and :data:`TOOL_CALLING`). ``thinking_types`` holds the accepted
-    ``thinking.type`` values, empty for a model without thinking.
+    ``thinking.type`` values, empty for a model without thinking. ``citations``: the model takes
+    evidence as ``search_result`` blocks and cites them itself (the Models API's
+    ``capabilities.citations``). ``prompt_caching``: ``cache_control`` breakpoints are honoured (every
+    Claude model; the Models API has no field for it, so it holds for any model the API lists).
     """
 
     listed: bool = False
     json_output: bool = False
     strict_tools: bool = True
     thinking_types: frozenset[str] = frozenset()
+    citations: bool = False
+    prompt_caching: bool = False
 
     @classmethod
     def from_api(cls, capabilities: Any) -> "ModelCapabilities | None":
@@ -49,7 +54,8 @@ class ModelCapabilities:
         thinking = getattr(capabilities, "thinking", None)
         types = getattr(thinking, "types", None) if _supported(thinking) else None
         accepted = frozenset(name for name in THINKING_TYPES if _supported(getattr(types, name, None)))
-        return cls(listed=True, json_output=structured, strict_tools=structured, thinking_types=accepted)
+        return cls(listed=True, json_output=structured, strict_tools=structured, thinking_types=accepted,
+                   citations=bool(_supported(getattr(capabilities, "citations", None))), prompt_caching=True)
 
     @property
     def always_thinks(self) -> bool:
@@ -89,14 +95,17 @@ class ModelCapabilities:
         return None
 
 
-CURRENT_CLAUDE = ModelCapabilities(listed=False, json_output=True, strict_tools=True)
+CURRENT_CLAUDE = ModelCapabilities(listed=False, json_output=True, strict_tools=True, citations=True,
+                                   prompt_caching=True)
 """Assumed for a Claude model the Models API did not describe (the list could not be fetched, or it
-does not show the id): structured outputs, as every model Anthropic lists as current supports them
-(the fallback ids of :mod:`engine.llm.models` included), and no ``thinking`` setting."""
+does not show the id): structured outputs, search-result citations and prompt caching, as every
+model Anthropic lists as current supports them (the fallback ids of :mod:`engine.llm.models`
+included), and no ``thinking`` setting."""
 
 TOOL_CALLING = ModelCapabilities(listed=False, json_output=False, strict_tools=True)
 """Assumed for a provider that does not report capabilities: forced tool calls, as any tool-calling
-provider in the shape of the Messages API takes them."""
+provider in the shape of the Messages API takes them; no citations and no prompt caching, so it
+gets evidence as numbered text and cites with typed [n] markers."""
 
 
 @runtime_checkable

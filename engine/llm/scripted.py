@@ -13,7 +13,11 @@ Each queued item becomes one reply:
 ``capabilities`` says which request shapes it stands in for (default
 :data:`~engine.llm.capabilities.TOOL_CALLING`: forced tool calls); give it
 ``ModelCapabilities(json_output=True)`` to script replies to structured outputs, whose text is
-the JSON.
+the JSON, or ``ModelCapabilities(citations=True)`` to be sent evidence as ``search_result`` blocks
+(script the reply as a ChatResponse whose text blocks carry their citations).
+
+:meth:`ScriptedProvider.stream` serves the same replies as a stream: the text a few words at a
+time, then the whole response.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from __future__ import annotations
 import copy
 import threading
 from collections import deque
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 
 from engine.errors import ProviderError
 from engine.llm.base import ChatResponse, ContentBlock, Message, TextBlock, ToolSpec, ToolUseBlock, Usage
 from engine.llm.capabilities import TOOL_CALLING, ModelCapabilities
+from engine.llm.streaming import StreamDone, StreamEvent, TextDelta, text_pieces
 
 Reply = Union[ChatResponse, str, dict, list, Callable[[list, dict], Any]]
 _DICT_KEYS = {"text", "tool_use"}
@@ -102,6 +107,24 @@ class ScriptedProvider:
             kwargs = {k: copy.deepcopy(v) for k, v in call.items() if k != "messages"}
             reply = reply(copy.deepcopy(call["messages"]), kwargs)
         return self._build(reply, model or self.name)
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        model: str | None = None,
+        output_format: dict[str, Any] | None = None,
+    ) -> Iterator[StreamEvent]:
+        """The next queued reply as a stream (recorded as a call, like :meth:`chat`)."""
+        response = self.chat(messages, system=system, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens,
+                             model=model, output_format=output_format)
+        for piece in text_pieces(response.text):
+            yield TextDelta(piece)
+        yield StreamDone(response)
 
     def _build(self, reply: Any, model: str) -> ChatResponse:
         self._check(reply)

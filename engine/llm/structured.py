@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jsonschema
 
@@ -46,12 +46,14 @@ def structured_call(
     strict: bool = True,
     validate: bool = True,
     model: str | None = None,
+    on_response: Callable[[ChatResponse], None] | None = None,
 ) -> dict[str, Any]:
     """Ask ``provider`` for a JSON object following ``tool.input_schema`` and return it.
 
     ``tool`` names the object and carries its schema; it is sent as a tool only when the model
     takes no structured outputs; it is then strict when ``strict`` or ``tool.strict`` says so and the
-    model supports strict tools.
+    model supports strict tools. ``on_response`` sees the reply before it is checked (to count its
+    tokens, which are billed even when the reply cannot be used).
 
     Raises :class:`~engine.llm.errors.ModelRefusalError` for a refusal,
     :class:`~engine.llm.errors.OutputCutOffError` for a reply cut off at ``max_tokens``, and
@@ -64,6 +66,8 @@ def structured_call(
     if mode == "json_output":
         response = provider.chat(messages, system=system, max_tokens=max_tokens, model=model,
                                  output_format=tool.input_schema)
+        if on_response is not None:
+            on_response(response)
         check_complete(response, source=provider.name, task=task, max_tokens=max_tokens)
         arguments = _json_object(response, provider.name, tool)
     else:
@@ -71,6 +75,8 @@ def structured_call(
         choice = forced_tool_choice(tool) if mode == "forced_tool" else {"type": "auto"}
         response = provider.chat(messages, system=system, tools=[sent], tool_choice=choice,
                                  max_tokens=max_tokens, model=model)
+        if on_response is not None:
+            on_response(response)
         check_complete(response, source=provider.name, task=task, max_tokens=max_tokens)
         arguments = _tool_input(response, provider.name, tool, forced=mode == "forced_tool")
     if validate:

@@ -17,6 +17,7 @@ from engine.orchestration import StrategyRouter, StrategyStore
 from engine.output_safety import safe_answer
 from engine.orchestration.strategy import Strategy
 from engine.perception.followup import resolve_followup
+from engine.pipeline.events import ask_extras, first_draft, span_listener
 from engine.pipeline.options import AskOptions
 from engine.pipeline.replan import DEEPER, MOST_K, adjust_plan, widen
 from engine.results import Answer, Intent, Validation
@@ -89,7 +90,7 @@ class Pipeline:
         """Answer ``question``; EngineErrors become a stored ``failure`` Answer, other errors are stored then raised."""
         options = options or AskOptions()
         notify = progress or (lambda stage, info: None)
-        tracer = RecordingTracer()
+        tracer = RecordingTracer(listener=span_listener(notify))  # stage_started / stage_finished events
         state: dict[str, Any] = {"trace_id": uuid.uuid4().hex[:16], "question": question, "started": time.perf_counter(),
                                  "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         try:
@@ -146,6 +147,9 @@ class Pipeline:
         state["provider"] = provider_id
         loop = self._reflection(options, provider_id)
         provider_id = state["provider"] = loop.provider_label(provider_id)  # the models actually called
+        state["loop"] = loop  # its model calls' usage goes into the Answer, failed runs included
+        if callable(getattr(loop, "observe", None)):
+            loop.observe(notify)  # the draft as it is written, each review as it comes
         attempts: list[dict[str, Any]] = []
         widened = False
         excluded: set[str] = set()
@@ -198,7 +202,9 @@ class Pipeline:
             notify("reflection", {"outcome": outcome})
 
             with tracer.span("validation"):
-                validation = self.validator.run(outcome["candidate"], retrieved.evidence, intent)
+                cited = outcome.get("citations") or ()  # Claude's own citations: their passages are checked too
+                validation = self.validator.run(outcome["candidate"], retrieved.evidence, intent,
+                                                **({"citations": cited} if cited else {}))
             notify("validation", {"validation": validation})
             attempts.append(self._attempt_record(tasks, retrieved, validation, outcome))
             retries = sum(1 for a in attempts if a["status"] != "unanswerable")
@@ -230,6 +236,7 @@ class Pipeline:
             trace_id=state["trace_id"], provider=provider_id, strategy_version=state["strategy_version"],
             extra={"reflection": options.reflection, "mode": options.mode, "attempts": attempts,
                    "rounds": outcome["rounds"], "refusal_reason": outcome.get("refusal_reason"),
+                   **ask_extras(state.get("loop"), outcome),
                    "rollout_bucket": options.rollout_bucket, "task_runs": self._task_runs(retrieved),
                    **({"user": options.user} if options.user else {}), **followup},
         ), self.settings.allowed_link_hosts)  # links and images in documents never reach the answer as links
@@ -238,20 +245,21 @@ class Pipeline:
         evidence = retrieved.evidence
         if not options.reflection:
             started = time.perf_counter()
-            draft = loop.generator.draft(question, evidence, intent) if evidence else ""
+            draft, cited = first_draft(loop, question, evidence, intent) if evidence else ("", ())
             ms = (time.perf_counter() - started) * 1000
             if not evidence:
                 return {"draft": "", "reviews": (), "revised": "", "final": _NO_EVIDENCE, "candidate": "",
                         "status": "refused", "iterations": 0, "rounds": [], "refusal_reason": "no evidence",
                         "timings": {"draft": ms}}
             return {"draft": draft, "reviews": (), "revised": draft, "final": draft, "candidate": draft,
-                    "status": "success", "iterations": 0, "rounds": [], "timings": {"draft": ms}}
+                    "status": "success", "iterations": 0, "rounds": [], "timings": {"draft": ms}, "citations": cited}
         result = loop.run(question, evidence, intent)
         candidate = result.revised or result.draft
         return {"draft": result.draft, "reviews": tuple(result.reviews), "revised": result.revised,
                 "final": result.final, "candidate": candidate, "status": result.status,
                 "iterations": result.iterations, "rounds": [_jsonable(r) for r in result.rounds],
-                "refusal_reason": result.refusal_reason, "timings": dict(result.timings)}
+                "refusal_reason": result.refusal_reason, "timings": dict(result.timings),
+                "citations": getattr(result, "citations", ())}
 
     @staticmethod
     def _attempt_record(tasks, retrieved: RetrievalResult, validation: Validation, outcome: dict) -> dict:
@@ -287,6 +295,7 @@ class Pipeline:
             trace_id=state["trace_id"], provider=state.get("provider", ""),
             strategy_version=state.get("strategy_version", ""),
             extra={"reflection": options.reflection, "mode": options.mode, "error": message,
+                   **ask_extras(state.get("loop"), outcome),
                    **({"user": options.user} if options.user else {})},
         )
 

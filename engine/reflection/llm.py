@@ -3,20 +3,45 @@
 A draft the model refused or that stopped at ``max_tokens`` raises (an EngineError the pipeline
 shows); a review that was refused, cut off or malformed becomes a failed ``format`` review, so the
 loop never accepts an answer on a review it could not read.
+
+What each request looks like follows what the model accepts (:mod:`engine.llm.capabilities`):
+
+- a model that cites search results itself (Claude) gets the evidence as ``search_result`` blocks
+  and attaches its own citations, which become the answer's [n] markers
+  (:mod:`engine.reflection.citing`); any other gets numbered ``<document>`` text and types [n];
+- a model with prompt caching gets a cache breakpoint at the end of the stable prefix: the
+  evidence, shared by the draft and every revision, and the question with the documents, shared by
+  every review round of an ask.
+
+Drafts and revisions stream when the provider can (:func:`engine.llm.streaming.stream_chat`); every
+call's tokens go to the part's :class:`~engine.llm.usage.UsageMeter` under its stage.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from engine import prompts
-from engine.llm.base import Provider
+from engine.llm.base import ChatResponse, Provider
+from engine.llm.capabilities import capabilities_of
 from engine.llm.errors import UnusableReplyError
 from engine.llm.replies import check_complete
+from engine.llm.streaming import OnEvent, stream_chat
 from engine.llm.structured import structured_call
+from engine.llm.usage import UsageMeter
+from engine.reflection.citing import CACHE_BREAKPOINT, CitedSpan, cited_answer, search_results
 from engine.reflection.injection import with_injection_issues
 from engine.reflection.schema import REVIEW_TOOL, format_failure, review_from_payload
 from engine.results import Evidence, Intent, Review
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """An answer as written: its text with [n] markers, and the passages the model cited (Claude's citations)."""
+
+    text: str
+    citations: tuple[CitedSpan, ...] = ()
 
 
 def render_evidence(evidence: Sequence[Evidence]) -> str:
@@ -84,13 +109,15 @@ def _check_provider(provider: Provider) -> None:
 class LLMGenerator:
     """Drafts and revises cited answers with a chat model."""
 
-    def __init__(self, provider: Provider, model: str | None = None, *, max_tokens: int = 1024) -> None:
+    def __init__(self, provider: Provider, model: str | None = None, *, max_tokens: int = 1024,
+                 meter: UsageMeter | None = None) -> None:
         _check_provider(provider)
         if max_tokens < 64:
             raise ValueError("max_tokens must be at least 64")
         self.provider = provider
         self.model = model
         self.max_tokens = max_tokens
+        self.meter = meter if meter is not None else UsageMeter()
 
     @property
     def name(self) -> str:
@@ -102,25 +129,53 @@ class LLMGenerator:
 
         Raises ModelRefusalError or OutputCutOffError when the model declined or stopped at max_tokens.
         """
-        prompt = prompts.get("generator.draft").render(
-            question=question, intent=render_intent(intent), evidence=render_evidence(evidence))
-        return self._ask(prompt, "writing the draft answer")
+        return self.compose(question, evidence, intent).text
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
         """The answer rewritten with the review as feedback (raises as :meth:`draft` does)."""
+        return self.rewrite(question, evidence, answer, review).text
+
+    def compose(self, question: str, evidence: Sequence[Evidence], intent: Intent,
+                on_event: OnEvent | None = None) -> Drafted:
+        """:meth:`draft` with the passages cited, streaming each event of the reply to ``on_event``."""
+        capabilities = capabilities_of(self.provider, self.model)
+        if capabilities.citations:
+            ask = prompts.get("generator.draft_cited").render(question=question, intent=render_intent(intent))
+            content = [*search_results(evidence, cache=capabilities.prompt_caching), {"type": "text", "text": ask}]
+            return self._ask(content, "generator.system_cited", "draft", "writing the draft answer", on_event,
+                             evidence)
+        prompt = prompts.get("generator.draft").render(
+            question=question, intent=render_intent(intent), evidence=render_evidence(evidence))
+        return self._ask(prompt, "generator.system", "draft", "writing the draft answer", on_event, evidence)
+
+    def rewrite(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review,
+                on_event: OnEvent | None = None) -> Drafted:
+        """:meth:`revise` with the passages cited, streaming as :meth:`compose` does."""
+        capabilities = capabilities_of(self.provider, self.model)
+        if capabilities.citations:
+            ask = prompts.get("generator.revise_cited").render(question=question, answer=answer,
+                                                               review=render_review(review))
+            content = [*search_results(evidence, cache=capabilities.prompt_caching), {"type": "text", "text": ask}]
+            return self._ask(content, "generator.system_cited", "revise", "revising the answer", on_event, evidence)
         prompt = prompts.get("generator.revise").render(
             question=question, evidence=render_evidence(evidence), answer=answer, review=render_review(review))
-        return self._ask(prompt, "revising the answer")
+        return self._ask(prompt, "generator.system", "revise", "revising the answer", on_event, evidence)
 
-    def _ask(self, prompt: str, task: str) -> str:
-        response = self.provider.chat(
-            [{"role": "user", "content": prompt}],
-            system=prompts.get("generator.system").render(),
-            max_tokens=self.max_tokens,
-            model=self.model,
+    def _ask(self, content: str | list, system: str, stage: str, task: str, on_event: OnEvent | None,
+             evidence: Sequence[Evidence]) -> Drafted:
+        response = stream_chat(
+            self.provider, [{"role": "user", "content": content}], on_event=on_event,
+            system=prompts.get(system).render(), max_tokens=self.max_tokens, model=self.model,
         )
+        self._record(stage, response)
         check_complete(response, source=self.name, task=task, max_tokens=self.max_tokens)
-        return response.text.strip()
+        if isinstance(content, list):
+            text, cited = cited_answer(response, evidence)
+            return Drafted(text, cited)
+        return Drafted(response.text.strip())
+
+    def _record(self, stage: str, response: ChatResponse) -> None:
+        self.meter.record(stage, response.model or self.model or "", response.usage)
 
 
 class LLMReviewer:
@@ -134,7 +189,8 @@ class LLMReviewer:
     """
 
     def __init__(
-        self, provider: Provider, model: str | None = None, *, max_tokens: int = 2048, require_citations: bool = True
+        self, provider: Provider, model: str | None = None, *, max_tokens: int = 2048, require_citations: bool = True,
+        meter: UsageMeter | None = None,
     ) -> None:
         _check_provider(provider)
         if max_tokens < 256:
@@ -143,6 +199,7 @@ class LLMReviewer:
         self.model = model
         self.max_tokens = max_tokens
         self.require_citations = require_citations
+        self.meter = meter if meter is not None else UsageMeter()
 
     @property
     def name(self) -> str:
@@ -155,18 +212,28 @@ class LLMReviewer:
             rule = prompts.get("reviewer.citation_required").render(count=len(evidence))
         else:
             rule = prompts.get("reviewer.citation_optional").render()
-        prompt = prompts.get("reviewer.review").render(
-            question=question, evidence=render_evidence(evidence), answer=answer, citation_rule=rule)
+        documents = prompts.get("reviewer.documents").render(question=question, evidence=render_evidence(evidence))
+        rest = prompts.get("reviewer.review").render(answer=answer, citation_rule=rule)
+        if capabilities_of(self.provider, self.model).prompt_caching:
+            content: str | list = [{"type": "text", "text": documents, "cache_control": dict(CACHE_BREAKPOINT)},
+                                   {"type": "text", "text": rest}]
+        else:
+            content = f"{documents}\n\n{rest}"
         try:
             payload = structured_call(
                 self.provider,
-                [{"role": "user", "content": prompt}],
+                [{"role": "user", "content": content}],
                 system=prompts.get("reviewer.system").render(),
                 tool=REVIEW_TOOL,
                 max_tokens=self.max_tokens,
                 validate=False,
                 model=self.model,
+                on_response=self._record,
             )
         except UnusableReplyError as exc:
             return with_injection_issues(format_failure(str(exc)), evidence, answer)
         return with_injection_issues(review_from_payload(payload), evidence, answer)
+
+    def _record(self, response: ChatResponse) -> None:
+        self.meter.record("review", response.model or self.model or "", response.usage)
+

@@ -1,16 +1,31 @@
-"""The review loop: draft -> review -> correct or revise -> review ..., capped, ending in an answer or a refusal."""
+"""The review loop: draft -> review -> correct or revise -> review ..., capped, ending in an answer or a refusal.
+
+While it works the loop reports to the listeners given to :meth:`ReflectionLoop.observe`, with the
+``(stage, info)`` signature of the pipeline's ``progress`` callback:
+
+- ``draft_delta`` ``{"step": "draft" | "revise", "text"}``: more of the answer being written, in order
+  (the model's stream; an offline part's answer sentence by sentence);
+- ``draft_reset`` ``{"step", "reason"}``: the stream broke and was started again, the text so far is void;
+- ``draft_done`` ``{"step", "text"}``: the answer as written, with its [n] markers;
+- ``review`` ``{"round", "review"}``: a review round's verdict, as soon as the reviewer returns.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Literal, Sequence
+from collections.abc import Callable
+from typing import Any, Literal, Sequence
 
 from pydantic import Field
 
+from engine.llm.streaming import StreamEvent, StreamRestart, TextDelta
+from engine.llm.usage import AskUsage, UsageMeter
+from engine.reflection.citing import CitedSpan
 from engine.reflection.protocols import Generator, Reviewer
-from engine.reflection.text import words
+from engine.reflection.text import split_sentences, words
 from engine.results import Correction, Evidence, Frozen, Intent, Review
 
+Listener = Callable[[str, dict[str, Any]], None]
 RoundAction = Literal["accepted", "corrected", "revised", "refused"]
 Mode = Literal["dual", "single"]
 REFUSAL_PREFIX = "I could not verify an answer from the documents"
@@ -41,6 +56,8 @@ class ReflectionResult(Frozen):
     rounds: tuple[RoundRecord, ...] = ()
     timings: dict[str, float] = Field(default_factory=dict)
     mode: Mode = "dual"
+    citations: tuple[CitedSpan, ...] = Field(default=(), description="passages the model cited for the final "
+                                             "answer (Claude's own citations); empty for typed [n] markers")
 
     @property
     def last_review(self) -> Review | None:
@@ -117,6 +134,73 @@ class ReflectionLoop:
         self.max_rounds = max_rounds
         self.threshold = float(threshold)
         self.mode = mode
+        self._listeners: list[Listener] = []
+
+    def observe(self, listener: Listener) -> None:
+        """Report the loop's progress (streamed answer text, review verdicts) to ``listener(stage, info)``."""
+        self._listeners.append(listener)
+
+    def _emit(self, stage: str, info: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            listener(stage, info)
+
+    def usage(self) -> AskUsage:
+        """Tokens and estimated cost of the model calls its parts made, per stage; zero for offline parts."""
+        meters = list({id(m): m for m in (getattr(self.generator, "meter", None),
+                                          getattr(self.reviewer, "meter", None))
+                       if isinstance(m, UsageMeter)}.values())
+        if len(meters) == 1:
+            return meters[0].summary()
+        merged = UsageMeter(meters[0].prices if meters else None)
+        for meter in meters:
+            for call in meter.calls:
+                merged.record(call.stage, call.model, call.usage)
+        return merged.summary()
+
+    def draft(self, question: str, evidence: Sequence[Evidence], intent: Intent,
+              *context: Any) -> tuple[str, tuple[CitedSpan, ...]]:
+        """A first answer and the passages it cites; its text goes to the listeners as it is written.
+
+        ``context`` goes on to a generator's ``draft`` that takes more than the three arguments.
+        """
+        compose = getattr(self.generator, "compose", None)
+        if callable(compose):
+            written = compose(question, evidence, intent, on_event=self._streamer("draft"))
+            text, cited = written.text, tuple(written.citations)
+        else:
+            text, cited = self.generator.draft(question, evidence, intent, *context), ()
+            self._sentences("draft", text)
+        self._emit("draft_done", {"step": "draft", "text": text})
+        return text, cited
+
+    def _revise(self, question: str, evidence: Sequence[Evidence], answer: str,
+                review: Review) -> tuple[str, tuple[CitedSpan, ...] | None]:
+        """The revised answer and its cited passages (None: the generator does not cite them itself)."""
+        rewrite = getattr(self.generator, "rewrite", None)
+        if callable(rewrite):
+            written = rewrite(question, evidence, answer, review, on_event=self._streamer("revise"))
+            text, cited = written.text, tuple(written.citations)
+        else:
+            text, cited = self.generator.revise(question, evidence, answer, review), None
+            self._sentences("revise", text)
+        self._emit("draft_done", {"step": "revise", "text": text})
+        return text, cited
+
+    def _streamer(self, step: str) -> Callable[[StreamEvent], None]:
+        def report(event: StreamEvent) -> None:
+            if isinstance(event, TextDelta):
+                self._emit("draft_delta", {"step": step, "text": event.text})
+            elif isinstance(event, StreamRestart):
+                self._emit("draft_reset", {"step": step, "reason": event.reason})
+        return report
+
+    def _sentences(self, step: str, text: str) -> None:
+        """An answer written in one go (the offline parts), reported sentence by sentence."""
+        if not self._listeners:
+            return
+        sentences = split_sentences(text) or ([text] if text.strip() else [])
+        for number, sentence in enumerate(sentences):
+            self._emit("draft_delta", {"step": step, "text": sentence + (" " if number < len(sentences) - 1 else "")})
 
     def __repr__(self) -> str:
         return (f"ReflectionLoop(mode={self.mode!r}, generator={_name(self.generator)!r}, "
@@ -144,7 +228,8 @@ class ReflectionLoop:
             return ReflectionResult(status="refused", refusal_reason=NO_EVIDENCE, final=NO_EVIDENCE, mode=self.mode)
         totals = {"draft": 0.0, "review": 0.0, "revise": 0.0}
         started = time.perf_counter()
-        answer = draft = self.generator.draft(question, evidence, intent)
+        answer, cited = self.draft(question, evidence, intent)
+        draft = answer
         totals["draft"] = _ms(started)
         reviews: list[Review] = []
         rounds: list[RoundRecord] = []
@@ -157,12 +242,13 @@ class ReflectionLoop:
             totals["review"] += review_ms
             reviews.append(review)
             number = len(reviews)
+            self._emit("review", {"round": number, "review": review})
             if review.valid and review.confidence >= self.threshold:
                 rounds.append(RoundRecord(round=number, answer=answer, review=review, action="accepted",
                                           timings={"review": review_ms}))
                 return ReflectionResult(draft=draft, reviews=tuple(reviews), revised=revised, final=answer,
                                         status="success", iterations=iterations, rounds=tuple(rounds),
-                                        timings=_rounded(totals), mode=self.mode)
+                                        timings=_rounded(totals), mode=self.mode, citations=cited)
             fixed, applied, fix_ms = answer, (), 0.0
             if iterations < self.max_rounds:
                 started = time.perf_counter()
@@ -170,7 +256,8 @@ class ReflectionLoop:
                 fixed, applied = apply_corrections(answer, usable)
                 if not applied:
                     kept = review if usable == review.corrections else review.model_copy(update={"corrections": usable})
-                    fixed = self.generator.revise(question, evidence, answer, kept)
+                    fixed, recited = self._revise(question, evidence, answer, kept)
+                    cited = cited if recited is None else recited
                 fix_ms = _ms(started)
                 totals["revise"] += fix_ms
             if iterations >= self.max_rounds or fixed.strip() == answer.strip():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,15 +31,22 @@ class Tracer(Protocol):
     def span(self, name: str, **tags: Any) -> Any: ...
 
 
-class RecordingTracer:
-    """Keeps every finished span in order; timings() sums them by name."""
+SpanListener = Callable[[str, Span], None]
+"""Told ``("start", span)`` when a span opens and ``("end", span)`` when it closes (its time and error set)."""
 
-    def __init__(self) -> None:
+
+class RecordingTracer:
+    """Keeps every finished span in order; timings() sums them by name. ``listener`` hears each start and end."""
+
+    def __init__(self, listener: SpanListener | None = None) -> None:
         self.spans: list[Span] = []
+        self.listener = listener
 
     @contextmanager
     def span(self, name: str, **tags: Any) -> Iterator[Span]:
         current = Span(name, time.perf_counter(), tags=dict(tags))
+        if self.listener is not None:
+            self.listener("start", current)
         try:
             yield current
         except BaseException as exc:
@@ -48,6 +55,8 @@ class RecordingTracer:
         finally:
             current.ended = time.perf_counter()
             self.spans.append(current)
+            if self.listener is not None:
+                self.listener("end", current)
 
     def timings(self) -> dict[str, float]:
         out: dict[str, float] = {}

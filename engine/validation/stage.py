@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from engine.results import Evidence, Intent, Validation, ValidationIssue
 from engine.validation.checks import check_citations, check_comparison, check_timeliness, evidence_map
+from engine.validation.cited import check_cited_texts
 
 Check = Callable[[str, Sequence[Evidence], Intent], list[ValidationIssue]]
 CHECKS = ("citation", "timeliness", "comparison")
@@ -29,12 +30,20 @@ class Validator:
         self.checks = tuple(dict.fromkeys(checks))
         self.min_content_words = min_content_words
 
-    def run(self, answer: str, evidence: Sequence[Evidence], intent: Intent) -> Validation:
-        """Validate ``answer`` against the ``evidence`` it cites as [1]..[n] and the question's ``intent``."""
+    def run(self, answer: str, evidence: Sequence[Evidence], intent: Intent,
+            citations: Sequence[Any] = ()) -> Validation:
+        """Validate ``answer`` against the ``evidence`` it cites as [1]..[n] and the question's ``intent``.
+
+        ``citations`` are the passages the model cited itself (Claude's citations,
+        :class:`~engine.reflection.citing.CitedSpan`); with the citation check on, each must occur in
+        the evidence it points at.
+        """
         evidence = tuple(evidence)
         issues: list[ValidationIssue] = []
         for name in self.checks:
             issues.extend(self._check(name)(answer, evidence, intent))
+            if name == "citation" and citations:
+                issues.extend(check_cited_texts(citations, evidence))
         return Validation(is_valid=not issues, issues=tuple(issues), evidence_map=evidence_map(answer, evidence))
 
     def _check(self, name: str) -> Check:

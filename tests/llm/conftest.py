@@ -78,10 +78,84 @@ class RoutedAPI:
 
 
 def serve(recorded: dict[str, Any], request: httpx2.Request) -> httpx2.Response:
-    """One recorded response, or the transport error it names (``{"raise": "ConnectError"}``)."""
+    """One recorded response, or the transport error it names (``{"raise": "ConnectError"}``).
+
+    A recording of server-sent events (``"sse": [...]``) is served as a stream; one that ``"breaks"``
+    after its events ends with a dropped connection. A recorded JSON message answers a streaming
+    request (``"stream": true``) as the API streams that message (:func:`sse_events`).
+    """
     if "raise" in recorded:
         raise getattr(httpx2, recorded["raise"])(recorded.get("message", "recorded failure"), request=request)
+    if "sse" in recorded:
+        return sse_response(recorded["sse"], recorded.get("headers", {}), breaks=recorded.get("breaks"))
+    if recorded["status"] == 200 and _streaming(request) and recorded["body"].get("type") == "message":
+        return sse_response(sse_events(recorded["body"]), recorded.get("headers", {}))
     return httpx2.Response(recorded["status"], headers=recorded.get("headers", {}), json=recorded["body"])
+
+
+def _streaming(request: httpx2.Request) -> bool:
+    try:
+        return bool(json.loads(request.content or b"{}").get("stream"))
+    except (ValueError, AttributeError):
+        return False
+
+
+def sse_response(events: list[dict[str, Any]], headers: dict[str, str], breaks: str | None = None) -> httpx2.Response:
+    """``events`` as a ``text/event-stream`` body; with ``breaks`` (an httpx2 error name) the body then fails."""
+    chunks = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events]
+
+    def body():
+        yield from chunks
+        if breaks:
+            raise getattr(httpx2, breaks)("peer closed connection without sending complete message body")
+
+    return httpx2.Response(200, headers={**headers, "content-type": "text/event-stream"}, content=body())
+
+
+def sse_events(message: dict[str, Any], piece: int = 24) -> list[dict[str, Any]]:
+    """A recorded message as the stream of events the Messages API sends for it.
+
+    Text arrives in pieces of ``piece`` characters, each citation as a ``citations_delta``, thinking
+    as ``thinking_delta`` then ``signature_delta``, tool input as ``input_json_delta``; usage as in
+    the API (input and cache counts on ``message_start``, output on ``message_delta``).
+    """
+    usage = dict(message["usage"])
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(message["content"]):
+        kind = block["type"]
+        if kind == "text":
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "text", "text": "", "citations": None}})
+            for citation in block.get("citations") or ():
+                events.append({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "citations_delta", "citation": citation}})
+            text = block["text"]
+            for at in range(0, len(text), piece):
+                events.append({"type": "content_block_delta", "index": index,
+                               "delta": {"type": "text_delta", "text": text[at:at + piece]}})
+        elif kind == "thinking":
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+            events.append({"type": "content_block_delta", "index": index,
+                           "delta": {"type": "thinking_delta", "thinking": block["thinking"]}})
+            events.append({"type": "content_block_delta", "index": index,
+                           "delta": {"type": "signature_delta", "signature": block["signature"]}})
+        elif kind == "tool_use":
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {**block, "input": {}}})
+            events.append({"type": "content_block_delta", "index": index,
+                           "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        else:
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.append({"type": "content_block_stop", "index": index})
+    delta = {"stop_reason": message.get("stop_reason"), "stop_sequence": message.get("stop_sequence")}
+    if message.get("stop_details") is not None:
+        delta["stop_details"] = message["stop_details"]
+    events.append({"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}})
+    events.append({"type": "message_stop"})
+    return events
 
 
 def load_recording(name: str) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from engine.llm.capabilities import CURRENT_CLAUDE, ModelCapabilities
 from engine.llm.errors import ModelRefusalError, OutputCutOffError, ProviderRequestError
 from engine.llm.models import ModelResolver
 from engine.llm.structured import structured_call
-from engine.reflection import REVIEW_SCHEMA, LLMGenerator, LLMReviewer, ReflectionLoop
+from engine.reflection import LLMGenerator, LLMReviewer, REVIEW_SCHEMA, ReflectionLoop
 from engine.reflection.schema import REVIEW_TOOL
 from tests.llm.conftest import load_recording, serve
 from tests.reflection.builders import AMM_REV12, intent
@@ -205,7 +205,8 @@ def test_each_model_line_gets_a_draft_and_an_agent_turn_it_accepts(documented, m
     provider.chat([{"role": "user", "content": "Find the axle nut torque."}], tools=[SEARCH], max_tokens=900)
 
     draft, agent = api.bodies
-    assert set(draft) <= {"model", "max_tokens", "messages", "system", "thinking"}
+    assert set(draft) <= {"model", "max_tokens", "messages", "system", "thinking", "stream"}
+    assert draft["stream"] is True  # drafts stream to the reader
     assert set(agent) <= {"model", "max_tokens", "messages", "system", "thinking", "tools"}
     assert draft.get("thinking") == agent.get("thinking") == thinking
     if model in REFUSING_LINE:
