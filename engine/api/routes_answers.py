@@ -1,11 +1,15 @@
-"""Questions and checks: ``/v1/ask`` (the full Answer), ``/rag`` (its short form), ``/v1/review``, ``/v1/search``."""
+"""Questions and checks: ``/v1/ask`` (the full Answer), ``/v1/ask/stream`` (the same, as it happens),
+``/rag`` (its short form), ``/v1/review``, ``/v1/search``."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
 
 from engine.api.auth import Caller, Engine
 from engine.api.errors import NotFound
@@ -31,12 +35,15 @@ def _check_bases(engine, identity: Identity, names: list[str] | None) -> tuple[s
     return tuple(dict.fromkeys(names)) if names else None
 
 
-def _answer(request: Request, engine, identity: Identity, question: str, **options: Any) -> Answer:
+def _options(engine, identity: Identity, **options: Any):
     from engine.pipeline import AskOptions
 
     bases = _check_bases(engine, identity, options.pop("knowledge_bases", None))
-    answer = engine.pipeline_for(identity).run(
-        question, AskOptions(knowledge_bases=bases, provider=engine.provider_id, user=identity.name, **options))
+    return AskOptions(knowledge_bases=bases, provider=engine.provider_id, user=identity.name, **options)
+
+
+def _answer(request: Request, engine, identity: Identity, question: str, **options: Any) -> Answer:
+    answer = engine.pipeline_for(identity).run(question, _options(engine, identity, **options))
     request.app.state.metrics.record_answer(answer)
     return answer
 
@@ -54,6 +61,40 @@ def ask(body: AskRequest, request: Request, engine: Engine, identity: Caller) ->
                      reflection=body.reflection, mode=body.mode, max_rounds=body.max_rounds,
                      previous_question=body.previous_question)
     return answer_payload(answer)
+
+
+@router.post("/v1/ask/stream", tags=["answers"], summary="Answer a question, streaming each stage and the draft",
+             response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"}})
+def ask_stream(body: AskRequest, request: Request, engine: Engine, identity: Caller) -> StreamingResponse:
+    """The ask of `/v1/ask` as server-sent events while it runs, in order:
+
+    - `stage_started` `{stage}` and `stage_finished` `{stage, ms, error}` around each stage;
+    - `draft_delta` `{step, text}`: the draft (step `draft`) or a revision (step `revise`) as it is written,
+      to be shown as "draft — under review"; `draft_reset` `{step, reason}`: the stream broke and restarted,
+      drop the text so far; `draft_done` `{step, text}`: that text in full, with its [n] citations;
+    - `review` `{round, valid, confidence, issues}` after each review round; `replan` `{changes}` when a
+      failed check sends the question back to retrieval;
+    - last, `answer` with the full Answer of `/v1/ask`, or `error` `{error}` when the run broke.
+
+    Bases are checked before the stream starts (404, as for `/v1/ask`)."""
+    from engine.pipeline.events import stream_answer
+
+    options = _options(engine, identity, knowledge_bases=body.knowledge_bases or None, reflection=body.reflection,
+                       mode=body.mode, max_rounds=body.max_rounds, previous_question=body.previous_question)
+    run = engine.pipeline_for(identity).run
+    metrics = request.app.state.metrics
+
+    def events() -> Iterator[str]:
+        for event in stream_answer(run, body.question, options):
+            data = event.data
+            if event.kind == "answer":
+                metrics.record_answer(data["answer"])
+                data = answer_payload(data["answer"])
+            yield f"event: {event.kind}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 def sources(answer: Answer) -> list[dict[str, Any]]:
