@@ -12,7 +12,9 @@ from components.answer_panels import render_issues, render_status, render_tasks,
 from components.answer_text import render_answers, render_evidence, render_final
 from components.answerability_view import render_answerability
 from components.intent_card import render_intent
-from components.safe_text import chart_text, label
+from components.safe_text import chart_text, encode, label, show
+from components.usage_view import render_usage
+from engine.llm.usage import usage_of
 from engine.pipeline import STAGES
 from engine.results import Answer
 
@@ -57,6 +59,7 @@ def render_answer(answer: Answer, key: str) -> None:
             render_evidence(answer.evidence, answer.intent)
         with right:
             render_timing(answer.timings, key=f"{key}.timing")
+            render_usage(usage_of(answer), answer.provider)
 
 
 # -- timing -----------------------------------------------------------------------------------------
@@ -156,16 +159,56 @@ def describe(stage: str, info: dict[str, Any]) -> str:
     return ""
 
 
-class StageProgress:
-    """A callable for ``Pipeline.run(progress=...)`` that writes each stage into an ``st.status`` box."""
+DRAFT_LABELS = {"draft": "Draft — under review", "revise": "Revision — under review"}
 
-    def __init__(self, box: Any) -> None:
+
+class StageProgress:
+    """A callable for ``Pipeline.run(progress=...)`` that writes each stage into an ``st.status`` box.
+
+    With a ``draft`` placeholder, the answer being written streams into it, marked as under review,
+    and each review's verdict is noted in the box; the page empties the placeholder once the
+    reviewed answer is ready to take its place.
+    """
+
+    def __init__(self, box: Any, draft: Any = None) -> None:
         self.box = box
+        self.draft = draft
         self.stages: list[str] = []
+        self.text = ""
+        self.step = "draft"
 
     def __call__(self, stage: str, info: dict[str, Any]) -> None:
+        if stage == "stage_started":
+            self.box.update(label=f"{STAGE_TITLES.get(info.get('stage', ''), info.get('stage', ''))}…")
+            return
+        if stage == "stage_finished":
+            return
+        if stage in ("draft_delta", "draft_reset", "draft_done"):
+            self._draft(stage, info)
+            return
+        if stage == "review":
+            review = info["review"]
+            verdict = "passed" if review.valid else f"{len(review.issues)} issue(s)"
+            self.box.markdown(f"**Review round {info['round']}** — {verdict}, confidence {review.confidence:.2f}")
+            return
         self.stages.append(stage)
         title = STAGE_TITLES.get(stage, stage)
         self.box.markdown(f"**{title}** — {label(describe(stage, info), limit=300)}")
         if stage not in ("done", "failure"):
             self.box.update(label=f"{title}…")
+
+    def _draft(self, stage: str, info: dict[str, Any]) -> None:
+        """The answer being written, shown in the draft placeholder as under review."""
+        step = info.get("step", "draft")
+        if step != self.step or stage == "draft_reset":
+            self.step, self.text = step, ""
+        if stage == "draft_delta":
+            self.text += str(info.get("text", ""))
+        elif stage == "draft_done":
+            self.text = str(info.get("text", ""))
+        if self.draft is None:
+            return
+        with self.draft.container(border=True):
+            st.caption(f":material/rate_review: {DRAFT_LABELS.get(step, step)}"
+                       + (" (the stream broke and started again)" if stage == "draft_reset" else ""))
+            show(f"<div style='opacity:0.75'>{encode(self.text)}{'▌' if stage != 'draft_done' else ''}</div>")

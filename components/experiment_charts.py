@@ -9,6 +9,7 @@ from plotly.subplots import make_subplots
 from components.experiment_view import fmt
 from components.safe_text import chart_text
 from engine.experiments import ExperimentResult
+from engine.experiments.metrics import USAGE_METRICS
 
 COLORS = {"A": "#8c9db5", "B": "#1c83e1"}
 CHART_CONFIG = {"displayModeBar": False}
@@ -18,9 +19,14 @@ def _is_latency(metric: str) -> bool:
     return metric.startswith("latency")
 
 
+def _charted(result: ExperimentResult):
+    """The differences drawn in the charts (model cost and tokens have scales of their own: table only)."""
+    return [d for d in result.diffs if d.metric not in USAGE_METRICS]
+
+
 def ab_bars(result: ExperimentResult, latency: bool) -> go.Figure:
     """Grouped bars of A and B for the rate/count metrics, or for the latency percentiles."""
-    diffs = [d for d in result.diffs if _is_latency(d.metric) == latency]
+    diffs = [d for d in _charted(result) if _is_latency(d.metric) == latency]
     fig = go.Figure()
     for arm in ("A", "B"):
         variant = chart_text(result.arm(arm).variant)
@@ -37,7 +43,7 @@ def diff_forest(result: ExperimentResult) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Quality: B − A", "Latency (ms): B − A"),
                         horizontal_spacing=0.25)
     for col, latency in ((1, False), (2, True)):
-        diffs = [d for d in result.diffs if _is_latency(d.metric) == latency and d.diff is not None]
+        diffs = [d for d in _charted(result) if _is_latency(d.metric) == latency and d.diff is not None]
         plus = [(d.ci_high - d.diff) if d.ci_high is not None else 0 for d in diffs]
         minus = [(d.diff - d.ci_low) if d.ci_low is not None else 0 for d in diffs]
         colors = ["#21c354" if d.verdict == "B better" else "#ff4b4b" if d.verdict == "B worse" else "#808495"

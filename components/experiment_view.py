@@ -141,7 +141,8 @@ def metrics_frame(result: ExperimentResult) -> pd.DataFrame:
     rows = []
     for row, diff in zip(result.rows(), result.diffs):
         low, high = row["ci_low"], row["ci_high"]
-        digits = 0 if row["metric"].startswith("latency") else 3
+        digits = {"cost_per_answer_usd": 6, "tokens_per_answer": 0}.get(
+            row["metric"], 0 if row["metric"].startswith("latency") else 3)
         interval = "n/a" if low is None or high is None else f"[{fmt(low)}, {fmt(high)}]"
         rows.append({
             "metric": row["label"], **{k: None if row[v] is None else round(row[v], digits)
@@ -187,6 +188,22 @@ def render_gold(result: ExperimentResult) -> None:
                                 for c in ("answered accuracy", "refusal recall", "coverage")})
 
 
+def cost_note(result: ExperimentResult) -> str:
+    """What the model calls cost per answer in each arm (with reflection on vs off: what review costs)."""
+    def dollars(value) -> str:
+        return "unknown" if value is None else f"${value:,.4f}"
+
+    a, b = (result.arm(arm).values for arm in ("A", "B"))
+    if "cost_per_answer_usd" not in a:
+        return "Model cost was not recorded for this experiment (it ran before costs were kept)."
+    cost_a, cost_b = a.get("cost_per_answer_usd"), b.get("cost_per_answer_usd")
+    if not cost_a and not cost_b:
+        return "Model cost per answer: $0 in both arms (no billed model calls, e.g. the offline provider)."
+    extra = "" if cost_a is None or cost_b is None else f", B − A {dollars(cost_b - cost_a)}"
+    return (f"Model cost per answer at list prices: A {dollars(cost_a)}, B {dollars(cost_b)}{extra}; tokens per "
+            f"answer: A {a.get('tokens_per_answer') or 0:,.0f}, B {b.get('tokens_per_answer') or 0:,.0f}.")
+
+
 def render_summary(result: ExperimentResult) -> None:
     a, b = result.arm("A"), result.arm("B")
     st.markdown(f"**A:** {label(a.variant)} · **B:** {label(b.variant)}")
@@ -197,6 +214,7 @@ def render_summary(result: ExperimentResult) -> None:
     counts = pd.DataFrame([{"arm": m.arm, "variant": m.variant, "answers": m.answers, "success": m.successes,
                             "refused": m.refusals, "failed": m.failures} for m in (a, b)])
     st.dataframe(counts, hide_index=True, width="stretch")
+    st.caption(cost_note(result))
     if result.failures:
         st.warning(f"{result.failures} run(s) failed; see the error column below and their traces.")
     if result.interval_note:

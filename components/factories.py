@@ -104,10 +104,23 @@ def get_rollout_store():
     return RolloutStore(get_settings())
 
 
+@st.cache_resource(show_spinner="Asking the Models API which Claude models this key may use…")
+def get_model_catalog():
+    """(the Models API's list for the key, the default model per role); None without a key."""
+    from engine.llm.registry import default_provider_id
+
+    if default_provider_id() != "anthropic":
+        return None
+    from engine.llm.anthropic_provider import AnthropicProvider
+
+    provider = AnthropicProvider()
+    return provider.catalog(), {"generator": provider.model, "reviewer": provider.resolve_model("reviewer")}
+
+
 @st.cache_data(show_spinner=False)
 def get_reflection_parts(provider_id: str) -> dict:
     """Mode, generator and reviewer (model ids where the parts have one) of the default dual loop."""
-    from engine.reflection import build_reflection
+    from engine.reflection.factory import build_reflection
 
     loop = build_reflection(provider_id, "dual", settings=get_settings())
     parts = loop.describe()

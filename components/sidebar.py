@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components import access
-from components.factories import get_reflection_parts, get_settings, get_strategy_store
+from components.factories import get_model_catalog, get_reflection_parts, get_settings, get_strategy_store
+from components.model_choice import model_choices, render_model_choice
 from components.safe_text import label
 from components.sign_in import render_who
 from engine.errors import EngineError
@@ -26,6 +27,18 @@ def model_lines(provider_id: str) -> list[str]:
     return [f"generator: {parts['generator']}", f"reviewer: {parts['reviewer']}"]
 
 
+def render_claude_models() -> None:
+    """Generator and reviewer pickers over the models the Models API lists for the key."""
+    try:
+        found = get_model_catalog()
+    except EngineError as exc:
+        st.caption(label(f"Models unavailable: {exc}", limit=300))
+        return
+    if found is not None:
+        catalog, resolved = found
+        render_model_choice(model_choices(catalog, resolved))
+
+
 def render_sidebar() -> None:
     """Provider, models, knowledge bases with document counts, and the active strategy version."""
     settings = get_settings()
@@ -37,6 +50,9 @@ def render_sidebar() -> None:
         st.markdown(f"**Provider:** `{provider}`")
         st.caption(WHY.get(provider, "the provider every question uses unless told otherwise") + ".")
         st.markdown("**Models**")
+        if provider == "anthropic":
+            render_claude_models()
+            models = []
         st.caption("\n".join(f"- {label(m)}" for m in [*models, f"embeddings: {settings.embedding_model}"]))
         st.markdown("**Knowledge bases**")
         try:

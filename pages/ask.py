@@ -8,6 +8,7 @@ from components.answer_view import StageProgress, render_answer
 from components.ask_form import ask_form, build_options, history_list, previous_question, sample_picker, understood_as
 from components import access
 from components.factories import get_settings
+from components.model_choice import chosen_models
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID
 from engine.errors import EngineError
 
@@ -24,11 +25,14 @@ with form_col:
 
 if request is not None:
     problem = None
-    with form_col, st.status("Answering…", expanded=True) as box:
+    with form_col:
+        box = st.status("Answering…", expanded=True)
+        live = st.empty()  # the draft streams here, marked as under review, until the reviewed answer replaces it
+    with box:
         try:
             options = build_options(request, st.session_state[SESSION_ID], get_settings(), previous_question(history))
-            options = options.model_copy(update={"user": access.current_identity().name})
-            answer = access.pipeline().run(request.question, options, progress=StageProgress(box))
+            options = options.model_copy(update={"user": access.current_identity().name, **chosen_models()})
+            answer = access.pipeline().run(request.question, options, progress=StageProgress(box, live))
         except EngineError as exc:
             problem = str(exc)
             box.update(label="Could not answer", state="error", expanded=False)
@@ -41,6 +45,7 @@ if request is not None:
                        state="error" if answer.status == "failure" else "complete", expanded=False)
             history.append(answer)
             st.session_state[ASK_SELECTED] = len(history) - 1
+    live.empty()
     if problem:
         st.error(problem, icon=":material/error:")
 

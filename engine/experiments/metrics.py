@@ -4,6 +4,9 @@ Rates (validation pass, refusal, failure) are over all answers; a failed run cou
 as not passing validation. Review issues, iterations and latency are over completed
 (non-failure) answers only, so a crash does not look like a fast, issue-free answer.
 Review issues are summed over every review round of an answer (none without reflection).
+Model cost and tokens per answer are over all answers (a failed run was billed too); an answer whose
+model has no price counts as unknown cost, not as free. Offline answers cost 0, so an A/B of reflection
+on against off on Claude says what the review costs.
 With gold answers (an ``eval qa`` question file) each arm also gets answered accuracy, refusal
 recall and coverage (:mod:`engine.experiments.gold`). Below ``MIN_PAIRED_QUESTIONS`` paired
 questions no interval and no verdict is given.
@@ -24,6 +27,7 @@ from engine.experiments.gold import (
     GOLD_METRICS, MIN_PAIRED_QUESTIONS, gold_bootstrap, gold_values, has_gold, interval_note,
 )
 from engine.experiments.variants import ExperimentError
+from engine.llm.usage import usage_of
 from engine.results import Answer
 
 Stat = Literal["mean", "p50", "p95"]
@@ -46,6 +50,8 @@ class AnswerRecord:
     answerable: bool | None = None
     correct: bool | None = None
     chars: int = 0
+    cost_usd: float | None = 0.0
+    tokens: int = 0
 
     @classmethod
     def from_answer(cls, index: int, arm: str, answer: Answer, gold: QARow | None = None) -> AnswerRecord:
@@ -53,6 +59,7 @@ class AnswerRecord:
         total = answer.timings.get("total")
         answered = answer.status == "success"
         error = str(answer.extra.get("error") or answer.final or "failure") if answer.status == "failure" else None
+        used = usage_of(answer).total
         return cls(
             index=index, arm=arm, question=answer.question, status=answer.status,
             validation_passed=bool(answer.validation is not None and answer.validation.is_valid
@@ -61,7 +68,7 @@ class AnswerRecord:
             latency_ms=float(total) if total is not None else None, trace_id=answer.trace_id,
             error=error, answerable=None if gold is None else gold.answerable,
             correct=None if gold is None else answered and contains_answer(answer.final, gold.answers),
-            chars=len(answer.final) if answered else 0,
+            chars=len(answer.final) if answered else 0, cost_usd=used.cost_usd, tokens=used.tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +100,10 @@ def _latency(record: AnswerRecord) -> float:
     return math.nan if record.latency_ms is None else record.latency_ms
 
 
+def _cost(record: AnswerRecord) -> float:
+    return math.nan if record.cost_usd is None else record.cost_usd
+
+
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("validation_pass_rate", "validation pass rate", lambda r: r.validation_passed, better="higher"),
     MetricSpec("review_issues_per_answer", "review issues per answer", lambda r: r.review_issues,
@@ -102,7 +113,11 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("latency_p50_ms", "latency p50 (ms)", _latency, stat="p50", completed_only=True),
     MetricSpec("latency_p95_ms", "latency p95 (ms)", _latency, stat="p95", completed_only=True),
     MetricSpec("failure_rate", "failure rate", lambda r: r.status == "failure"),
+    MetricSpec("cost_per_answer_usd", "model cost per answer (USD)", _cost),
+    MetricSpec("tokens_per_answer", "model tokens per answer", lambda r: r.tokens),
 )
+USAGE_METRICS = ("cost_per_answer_usd", "tokens_per_answer")
+"""Metrics in dollars and tokens, on scales of their own (not charted beside the rates)."""
 METRIC_NAMES = tuple(m.name for m in METRICS)
 
 

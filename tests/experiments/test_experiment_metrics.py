@@ -48,6 +48,8 @@ def test_metric_values_exact():
         "latency_p50_ms": 200.0,              # median of 100, 200, 400
         "latency_p95_ms": 380.0,              # linear interpolation: 200 + 0.9 * 200
         "failure_rate": 0.25,
+        "cost_per_answer_usd": 0.0,           # offline-style answers: no billed model calls
+        "tokens_per_answer": 0.0,
     }
 
 
@@ -122,3 +124,26 @@ def test_bad_bootstrap_settings_say_what_to_use():
         compare_arms([], [], n_resamples=0)
     with pytest.raises(ExperimentError, match="0.95"):
         compare_arms([], [], confidence=95)
+
+
+def test_model_cost_and_tokens_per_answer_come_from_the_recorded_usage():
+    """Reflection on vs off on Claude: the arm that reviews pays for its review calls, and it shows."""
+    from engine.llm.base import Usage
+    from engine.llm.usage import UsageMeter
+
+    def billed(question: str, *stages: str):
+        meter = UsageMeter()
+        for stage in stages:
+            meter.record(stage, "claude-sonnet-5-5" if stage != "review" else "claude-haiku-5-5", Usage(2000, 300))
+        answer = make_answer(question)
+        return answer.model_copy(update={"extra": {**answer.extra, "usage": meter.summary().model_dump()}})
+
+    off = records("A", [billed(f"q{i}", "draft") for i in range(3)])
+    on = records("B", [billed(f"q{i}", "draft", "review") for i in range(3)])
+    cmp = compare_arms(off, on, seed=1, n_resamples=200, min_questions=1)
+    cost = next(d for d in cmp.diffs if d.metric == "cost_per_answer_usd")
+    tokens = next(d for d in cmp.diffs if d.metric == "tokens_per_answer")
+    assert cost.a == 0.007 and cost.b == round(0.007 + 0.00035, 6)  # Sonnet 5.5 draft; + Haiku 5.5 review
+    assert tokens.diff == 2300 and cost.better == "lower"
+    unpriced = make_answer("q").model_copy(update={"extra": {"usage": {"total": {"calls": 1, "cost_usd": None}}}})
+    assert AnswerRecord.from_answer(0, "A", unpriced).cost_usd is None  # unknown, never counted as free
