@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from engine.cli.batch_eval import add_batch_options
 from engine.cli.common import emit, settings_from, table
 from engine.evaluation.retrieval import evaluate_retrieval
 
@@ -29,6 +30,7 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     r.add_argument("--limit", type=int, default=None, help="review only the first N rows")
     r.add_argument("--provider", default="offline",
                    help="reviewer provider: 'offline' (default) or 'anthropic[:model]'")
+    add_batch_options(r)
     r.set_defaults(handler=cmd_eval_review)
     q = ev_sub.add_parser("qa", parents=[parent], help="answer-or-refuse: coverage, answered accuracy, refusal recall")
     q.add_argument("--questions", required=True, help='JSONL of {"id","question","answers":[...],"answerable":bool}')
@@ -41,6 +43,7 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     q.add_argument("--no-reflection", action="store_true", help="draft only, no review loop")
     q.add_argument("--when-ambiguous", choices=("caveat", "refuse"), default="caveat",
                    help="partly answering evidence: answer with a caveat (default) or refuse")
+    add_batch_options(q)
     q.set_defaults(handler=cmd_eval_qa)
 
 
@@ -66,9 +69,15 @@ def cmd_eval_review(args) -> int:
     from engine.reflection.evaluation import METRIC_KEYS, evaluate_review
     from engine.reflection.factory import eval_reviewer
 
-    reviewer = eval_reviewer(args.provider, settings=settings_from(args))
-    report = evaluate_review(args.file, reviewer, limit=args.limit, out=args.out)
-    payload = report.to_dict()
+    batch = None
+    if args.batch:  # one Message Batch of reviews (engine/cli/batch_eval.py)
+        from engine.cli.batch_eval import eval_review_batch
+
+        report, batch = eval_review_batch(args)
+    else:
+        reviewer = eval_reviewer(args.provider, settings=settings_from(args))
+        report = evaluate_review(args.file, reviewer, limit=args.limit, out=args.out)
+    payload = report.to_dict() | ({"batch": batch} if batch else {})
 
     def render(p: dict) -> str:
         head = f"file={p['file']} reviewer={p['reviewer']} rows={p['rows']} labelled={p['labelled']}"
@@ -93,9 +102,15 @@ def cmd_eval_qa(args) -> int:
                          when_ambiguous=args.when_ambiguous)
     quiet = args.json or not sys.stderr.isatty()
     progress = None if quiet else (lambda n, total: print(f"\r{n}/{total}", end="", file=sys.stderr, flush=True))
-    report = evaluate_qa(args.questions, corpus=args.corpus, k=args.k, settings=settings_from(args),
+    batch = None
+    if args.batch:  # the questions' model calls as Message Batches (engine/cli/batch_eval.py)
+        from engine.cli.batch_eval import eval_qa_batch
+
+        report, batch = eval_qa_batch(args, options)
+    else:
+        report = evaluate_qa(args.questions, corpus=args.corpus, k=args.k, settings=settings_from(args),
                          limit=args.limit, options=options, progress=progress)
-    payload = report.to_dict()
+    payload = report.to_dict() | ({"batch": batch} if batch else {})
     if args.out:
         target = Path(args.out)
         target.parent.mkdir(parents=True, exist_ok=True)
