@@ -181,7 +181,7 @@ class Ingestor:
             except EngineError as exc:
                 outcomes.append((index, exc))
         report = IngestReport(kb)
-        self._write(iter(outcomes), names, report)
+        self._write(iter(outcomes), names, list(range(len(names))), report)
         return report
 
     # -- internals ------------------------------------------------------------
@@ -192,32 +192,35 @@ class Ingestor:
         check_kb_name(kb)
         check_on_conflict(on_conflict)
         report = IngestReport(kb)
+        decided: list[tuple[int, FileResult]] = []
         to_read: list[FileItem] = []
-        for raw_name, source, sidecar, own in items:
+        places: list[int] = []
+        for at, (raw_name, source, sidecar, own) in enumerate(items):
             name = safe_name(raw_name)  # stored and printed: no terminal escapes, NULs or bidi overrides
             if isinstance(source, Skipped):
-                result = FileResult(name, "skipped", reason=source.reason)
+                decided.append((at, FileResult(name, "skipped", reason=source.reason)))
             elif isinstance(source, EngineError):
-                result = FileResult(name, "rejected", reason=str(source))
+                decided.append((at, FileResult(name, "rejected", reason=str(source))))
             elif isinstance(source, Exception):
                 raise source
             else:
                 to_read.append((name, source, sidecar, own))
-                continue
-            report.files.append(result)
-            if progress:
-                progress(result)
-        self._write(self.reader.read(to_read, kb) if to_read else iter(()), [item[0] for item in to_read], report,
-                    progress, on_step, on_conflict)
+                places.append(at)
+        self._write(self.reader.read(to_read, kb) if to_read else iter(()), [item[0] for item in to_read], places,
+                    report, progress, on_step, on_conflict, decided)
         return report
 
     def _write(self, outcomes: Iterator[tuple[int, SourceDoc | EngineError]], names: Sequence[str],
-               report: IngestReport, progress: ProgressCallback | None = None, on_step: StepCallback | None = None,
-               on_conflict: OnConflict = "replace") -> None:
-        """Write what a reader yields, group by group (engine/ingest_writer.py); then bring the indexes up to date."""
+               places: Sequence[int], report: IngestReport, progress: ProgressCallback | None = None,
+               on_step: StepCallback | None = None, on_conflict: OnConflict = "replace",
+               decided: Sequence[tuple[int, FileResult]] = ()) -> None:
+        """Write what a reader yields, group by group (engine/ingest_writer.py); then bring the indexes up to date.
+        ``decided``: files already decided without reading (skipped, rejected), with their places in the input."""
         started = time.monotonic()
         writer = GroupWriter(self.store, self.settings, report.knowledge_base, report, on_conflict, progress, on_step)
-        write_all(writer, outcomes, names)
+        for at, result in decided:
+            writer.decided(result, at)
+        write_all(writer, outcomes, names, places)
         # after the writes, never inside them: also repairs indexes a crashed earlier run did not build
         report.index_pending = self.store.maintain(report.knowledge_base).pending
         report.seconds = time.monotonic() - started

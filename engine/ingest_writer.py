@@ -106,6 +106,7 @@ class _Ready:
     """A file embedded and waiting for its group's commit."""
 
     doc: SourceDoc
+    at: int  # the file's place in the ingest's input, where its result is listed
     chunks: list[Chunk]
     texts: list[str]
     vectors: Any
@@ -128,35 +129,41 @@ class GroupWriter:
         self.since: float | None = None  # when the group's first file was ready
         self.seen: set[str] = set()  # doc ids of this batch
         self.known = store.document_hashes(kb)  # what the base held at the last commit: for the checks before embedding
+        self.placed: list[tuple[int, FileResult]] = []  # results by their file's place in the input
 
     # -- one file at a time ---------------------------------------------------------------
-    def decided(self, result: FileResult) -> None:
-        self.report.files.append(result)
+    def decided(self, result: FileResult, at: int) -> None:
+        """Report ``result`` (of the file at place ``at`` of the input) as soon as it is known."""
+        self.placed.append((at, result))
         if self.progress:
             self.progress(result)
 
-    def add(self, doc: SourceDoc) -> None:
+    def finish(self) -> None:
+        """The report lists every file in the order of the input, whenever each was decided."""
+        self.report.files[:] = [result for _, result in sorted(self.placed, key=lambda placed: placed[0])]
+
+    def add(self, doc: SourceDoc, at: int) -> None:
         """Embed ``doc`` (unless it is decided without) and add it to the group; commit the group when it is due."""
         if doc.doc_id in self.seen and self.on_conflict != "keep-both":
             status = "skipped" if self.on_conflict == "skip" else "rejected"
             self.decided(FileResult(doc.name, status, doc.doc_id, reason=SAME_NAME + (
                 " The first was kept." if status == "skipped" else " Rename one, or keep both (--on-conflict "
-                "keep-both)."), warnings=doc.parsed.warnings))
+                "keep-both)."), warnings=doc.parsed.warnings), at)
             return
         if any(ready.doc.doc_id == doc.doc_id for ready in self.pending):
             self.flush()  # the earlier file of this name is committed first; this one is decided against it
         self.seen.add(doc.doc_id)
         early = self._without_embedding(doc)
         if early is not None:
-            self.decided(early)
+            self.decided(early, at)
             return
         chunks = list(doc.embedded.chunks) if doc.embedded else chunk_document(doc, self.settings)
         if self.on_step:
             self.on_step(IngestStep(doc.name, 0, len(chunks)))
         try:
-            ready = self._embedded(doc, chunks)
+            ready = self._embedded(doc, at, chunks)
         except DocumentError as exc:
-            self.decided(FileResult(doc.name, "rejected", doc.doc_id, reason=str(exc)))
+            self.decided(FileResult(doc.name, "rejected", doc.doc_id, reason=str(exc)), at)
             return
         self.pending.append(ready)
         if self.since is None:
@@ -181,7 +188,7 @@ class GroupWriter:
         return (f"The base already holds a document of this file name, {existing.described()}; it was kept and "
                 "this file was not written (on conflict: skip). Choose replace or keep-both to store it.")
 
-    def _embedded(self, doc: SourceDoc, chunks: list[Chunk]) -> _Ready:
+    def _embedded(self, doc: SourceDoc, at: int, chunks: list[Chunk]) -> _Ready:
         """The file's texts and vectors: the reader's, or embedded here within the file's time limit."""
         own = [search_text(doc.metadata, c.text) for c in chunks]
         texts = [with_identifier_tokens(text) for text in own]  # keyword-indexed; embedded without them
@@ -189,7 +196,7 @@ class GroupWriter:
         if doc.embedded is not None and (not wanted or doc.embedded.sentences is not None):
             if self.on_step:
                 self.on_step(IngestStep(doc.name, len(own), len(own)))
-            return _Ready(doc, chunks, texts, doc.embedded.vectors, doc.embedded.sentences if wanted else None)
+            return _Ready(doc, at, chunks, texts, doc.embedded.vectors, doc.embedded.sentences if wanted else None)
 
         def step(done: int) -> None:
             if self.on_step:
@@ -198,7 +205,7 @@ class GroupWriter:
 
         vectors, sentences = embed_within(self.store.embedder, own, self.settings.max_embed_seconds_per_file,
                                           [c.text for c in chunks] if wanted else None, step)
-        return _Ready(doc, chunks, texts, vectors, sentences)
+        return _Ready(doc, at, chunks, texts, vectors, sentences)
 
     # -- the group ----------------------------------------------------------------------
     def flush_if_due(self) -> None:
@@ -220,7 +227,7 @@ class GroupWriter:
                                                                           on_conflict=self.on_conflict)}
         self.report.commits += 1
         for ready in group:
-            self.decided(self._result(ready, outcomes[ready.doc.doc_id]))
+            self.decided(self._result(ready, outcomes[ready.doc.doc_id]), ready.at)
         self.known = self.store.document_hashes(self.kb)
 
     def _result(self, ready: _Ready, outcome: Written) -> FileResult:
@@ -234,8 +241,9 @@ class GroupWriter:
 
 
 def write_all(writer: GroupWriter, outcomes: Iterator[tuple[int, SourceDoc | EngineError]],
-              names: Sequence[str]) -> None:
-    """Write what a reader yields for files ``names`` (by index), reading ahead on a thread; commit the last group."""
+              names: Sequence[str], places: Sequence[int]) -> None:
+    """Write what a reader yields for files ``names`` (by index; ``places``: where each is in the ingest's input),
+    reading ahead on a thread; commit the last group and list the results in the order of the input."""
     ahead = ReadAhead(outcomes)
     try:
         while True:
@@ -247,12 +255,13 @@ def write_all(writer: GroupWriter, outcomes: Iterator[tuple[int, SourceDoc | Eng
                 break
             at, outcome = got
             if isinstance(outcome, EngineError):
-                writer.decided(FileResult(names[at], "rejected", reason=str(outcome)))
+                writer.decided(FileResult(names[at], "rejected", reason=str(outcome)), places[at])
             else:
-                writer.add(outcome)
+                writer.add(outcome, places[at])
         writer.flush()
     finally:
         ahead.close()
+    writer.finish()
 
 
 def chunk_table(rows: Sequence[dict[str, Any]], sentences: Sequence[Any] | None, dim: int) -> pa.Table:

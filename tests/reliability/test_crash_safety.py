@@ -1,7 +1,7 @@
 """Kill an ingest with SIGKILL, at the worst moment and at random moments; the next run must heal everything.
 
-After each kill: the store opens, every document in it has all of its chunks or none (one
-commit per batch), and a re-run of the same ingest ends with every document there exactly
+After each kill: the store opens, every document in it has all of its chunks or none (a document
+is always written in one commit, with the group of files finished with it), and a re-run of the same ingest ends with every document there exactly
 once, the full-text index built and a keyword search that needs its stemming working.
 Reproduce a trial by hand with ``python -m tests.reliability.crash_ingest DATA_DIR FOLDER``.
 """
@@ -107,7 +107,8 @@ def test_killed_right_after_the_data_commit(tmp_path, corpus):
     code = run_and_kill(tmp_path / "data", folder, calls=1, kill_at=None)
     assert code == -signal.SIGKILL
     store = open_store(tmp_path / "data")
-    assert check_all_or_nothing(store, chunks) == len(chunks)  # the commit landed whole
+    # the first commit landed whole: the files finished with it (a group: engine/ingest_writer.py), each complete
+    assert 0 < check_all_or_nothing(store, chunks) <= len(chunks)
     check_healed(store, folder, chunks)
 
 
