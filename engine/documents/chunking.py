@@ -3,6 +3,8 @@
 Chunks never cross a section (so a PDF chunk keeps its exact page), prefer to end
 at a paragraph break, never cut a sentence unless the sentence alone is longer than
 the chunk size, and start with the tail sentences of the previous chunk (the overlap).
+Sentences are those of ``engine.language.sentences.split_sentences``, the splitter every
+later stage reads chunks with; the sentences of a paragraph are joined by single spaces.
 A Markdown chunk also starts with the heading lines above it that it does not hold itself.
 """
 
@@ -13,37 +15,11 @@ from collections.abc import Iterable, Iterator
 
 from engine.documents.headings import HeadingMap
 from engine.documents.types import Chunk, Section
+from engine.language.sentences import split_sentences
 
-# A sentence ends at . ! ? (optionally followed by quotes/brackets) + whitespace + an
-# upper-case letter, digit or opening quote; common abbreviations do not end sentences.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-_ABBREVIATIONS = frozenset(
-    "fig figs no nos e.g i.e approx etc ref refs para rev vol mr mrs ms dr vs cf st max min incl "
-    "lbf.in lbf.ft n.m in ft lb sec chap sect p/n s/n jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
 _PARAGRAPH = re.compile(r"\n\s*\n")
 LEAD_CHARS = 100
 """How much of a chunk's opening is searched for in the source to place it under its headings."""
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of one paragraph, keeping their punctuation."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    sentences: list[str] = []
-    start = 0
-    for match in _BOUNDARY.finditer(text):
-        end = match.start()  # just after the punctuation; the text is single-spaced
-        last_word = text[max(text.rfind(" ", start, end) + 1, start):end].rstrip(".!?\"')]").lower()
-        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
-            continue
-        sentences.append(text[start:match.end()].strip())
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
 
 
 def _hard_split(sentence: str, size: int) -> list[str]:

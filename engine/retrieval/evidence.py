@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from engine.documents.chunking import split_sentences
+from engine.language.sentences import split_sentences
 from engine.results import EvidenceMeta
 from engine.store import SearchHit
 

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from engine.documents.chunking import chunk_sections, split_sentences
+from engine.documents.chunking import chunk_sections
 from engine.documents.types import Section
+from engine.language.sentences import split_sentences
 
 pytestmark = pytest.mark.unit
 
 
-def test_sentences_ignore_abbreviations_and_units():
-    text = "Torque the nut to 150 lbf.in. (17 N.m), e.g. per Fig. 3. Then check P/N 201-587-3! Done? Yes."
-    assert split_sentences(text) == [
-        "Torque the nut to 150 lbf.in. (17 N.m), e.g. per Fig. 3.", "Then check P/N 201-587-3!", "Done?", "Yes.",
-    ]
+def test_chunks_end_at_the_toolkits_sentence_ends_not_after_abbreviations():
+    text = "The hall seats 900, e.g. for concerts, as in Fig. 3. Then ask Dr. Osei! Done? Yes."
+    chunks = chunk_sections([Section(text)], size=60, overlap=0)
+    assert [c.text for c in chunks] == ["The hall seats 900, e.g. for concerts, as in Fig. 3.",
+                                        "Then ask Dr. Osei! Done? Yes."]
+
+
+def test_a_heading_line_inside_a_paragraph_starts_a_sentence():
+    text = "The old limit no longer applies.\nCurrent limits\nThe limit is 40 units per day."
+    chunks = chunk_sections([Section(text)], size=60, overlap=0)
+    assert [c.text for c in chunks] == ["The old limit no longer applies. Current limits",
+                                        "The limit is 40 units per day."]
 
 
 def _paragraphs(n: int) -> str:
