@@ -15,9 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from engine.reflection.text import CITATION, split_sentences
 from engine.llm.base import ChatResponse, TextBlock
-from engine.language.citations import CITATION
-from engine.language.sentences import split_sentences
 from engine.results import Evidence, Frozen
 
 CACHE_BREAKPOINT = {"type": "ephemeral"}
@@ -95,11 +94,19 @@ def cited_answer(response: ChatResponse, evidence: Sequence[Evidence]) -> tuple[
 
 
 def _marked(text: str, numbers: list[int]) -> str:
-    """``text`` with "[n]" markers before its closing punctuation (or at its end), spacing kept."""
+    """``text`` with "[n]" markers before the closing punctuation of each of its sentences (or at its end).
+
+    A cited part that runs over several sentences marks each, so every statement carries its citation.
+    """
     markers = "".join(f"[{n}]" for n in numbers)
-    body = text.rstrip()
-    tail = text[len(body):]
-    end = _END.search(body)
+    body = text.strip()
+    lead, tail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    sentences = split_sentences(body) or [body]
+    return lead + " ".join(_before_end(sentence, markers) for sentence in sentences) + tail
+
+
+def _before_end(sentence: str, markers: str) -> str:
+    end = _END.search(sentence)
     if end:
-        return f"{body[:end.start()].rstrip()} {markers}{end.group(1)}{tail}"
-    return f"{body} {markers}{tail}"
+        return f"{sentence[:end.start()].rstrip()} {markers}{end.group(1)}"
+    return f"{sentence} {markers}"

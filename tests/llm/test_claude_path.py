@@ -90,6 +90,13 @@ def test_a_cited_text_that_is_not_in_its_chunk_fails_validation():
     assert "only [1]..[2] were sent" in check_cited_texts(cited_answer(stray, EVIDENCE)[1], EVIDENCE)[0].message
 
 
+def test_a_cited_part_of_several_sentences_marks_each_of_them():
+    long = ChatResponse((TextBlock("Per the manual: wheel installation comes first. Torque to 150 lbf.ft",
+                                   citations=(Citation(0, "Wheel installation."),)), TextBlock(".")), "end_turn")
+    assert cited_answer(long, EVIDENCE)[0] == ("Per the manual: wheel installation comes first [1]. "
+                                               "Torque to 150 lbf.ft [1].")
+
+
 def test_markers_typed_by_the_model_give_way_to_its_citations_and_are_kept_when_it_attached_none():
     typed = ChatResponse((TextBlock("Torque to 150 lbf.ft [2]", citations=(Citation(0, "Torque"),)),
                           TextBlock(".")), "end_turn")
