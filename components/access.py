@@ -9,7 +9,8 @@ import streamlit as st
 
 from components.factories import get_directory, get_pipeline, get_store, get_trace_store
 from components.session import IDENTITY
-from engine.identity import LOCAL_ADMIN, Identity, ScopedStore
+from engine.identity import LOCAL_ADMIN, Identity
+from engine.store.scoped import ScopedStore
 
 
 def current_identity() -> Identity:

@@ -73,7 +73,7 @@ def get_agent_runtime():
     Each run's tools see only the knowledge bases its user may read.
     """
     from engine.agent import build_runtime
-    from engine.identity.agent_access import lazy_pipeline, tool_context_hook
+    from engine.agent.access import lazy_pipeline, tool_context_hook
     from engine.llm.registry import default_provider_id, get_provider
 
     settings, store = get_settings(), get_store()
@@ -85,7 +85,7 @@ def get_agent_runtime():
 @st.cache_resource(show_spinner=False)
 def get_agent_gate():
     """The agent as the pages use it: runs act as the signed-in user, approvals follow the rules."""
-    from engine.identity.agent_access import AgentGate
+    from engine.agent.access import AgentGate
 
     return AgentGate(get_agent_runtime(), get_directory())
 

@@ -17,6 +17,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator, mode
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from engine.errors import ConfigError
+from engine.identity.entries import check_users, hashed_token_map
 
 STORE_SCHEMES = ("s3", "s3+ddb", "gs", "az", "memory")
 """Object stores (and LanceDB's in-process store) a store_uri may name besides a local folder; s3+ddb is S3 with
@@ -247,8 +248,6 @@ class Settings(BaseSettings):
     @field_validator("api_tokens", mode="after")
     @classmethod
     def _hash_tokens(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from engine.identity.entries import hashed_token_map
-
         try:
             return hashed_token_map(value)  # plain tokens never stay in memory
         except ConfigError as exc:
@@ -257,8 +256,6 @@ class Settings(BaseSettings):
     @field_validator("users", mode="after")
     @classmethod
     def _check_users(cls, value: dict[str, Any]) -> dict[str, Any]:
-        from engine.identity.entries import check_users
-
         try:
             return check_users(value)
         except ConfigError as exc:

@@ -6,7 +6,7 @@ policy, runs it with a deadline, pauses high-risk calls until a person approves 
 """
 
 from engine.agent.audit import AuditLog, redact
-from engine.agent.context import ROLES, Role, ToolContext
+from engine.agent.context import ToolContext
 from engine.agent.defaults import build_runtime, default_registry, pipeline_answer
 from engine.agent.errors import AgentError, InvalidArguments, ToolError, TransientToolError
 from engine.agent.policy import Decision, Policy, RateLimiter
@@ -16,6 +16,6 @@ from engine.agent.runtime import AgentRuntime
 
 __all__ = [
     "AgentError", "AgentRun", "AgentRuntime", "AuditLog", "Decision", "InvalidArguments", "PendingCall", "Policy",
-    "ROLES", "RateLimiter", "Role", "Step", "Tool", "ToolContext", "ToolError", "ToolRegistry", "TransientToolError",
+    "RateLimiter", "Step", "Tool", "ToolContext", "ToolError", "ToolRegistry", "TransientToolError",
     "build_runtime", "default_registry", "make_tool", "pipeline_answer", "redact",
 ]

@@ -6,14 +6,13 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable
+
+from engine.identity.roles import Role
 
 if TYPE_CHECKING:
     from engine.config import Settings
     from engine.results import Answer
-
-Role = Literal["viewer", "analyst", "admin"]
-ROLES: tuple[Role, ...] = ("viewer", "analyst", "admin")
 
 
 class ReadLog:

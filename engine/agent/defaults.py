@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from engine.agent.actions import delete_document, export_report, resolve_delete, send_report
 from engine.agent.audit import AuditLog
-from engine.agent.context import Role, ToolContext
+from engine.agent.context import ToolContext
 from engine.agent.policy import Policy
 from engine.agent.registry import Tool, ToolRegistry, make_tool, warm_search
 from engine.agent.runtime import AgentRuntime
@@ -16,6 +16,7 @@ from engine.agent.tools import (
 )
 from engine.config import Settings
 from engine.errors import EngineError
+from engine.identity.roles import Role
 from engine.llm.base import Provider
 
 

@@ -14,9 +14,9 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
-from engine.agent.context import ROLES, Role
 from engine.agent.errors import AgentError
 from engine.agent.registry import RISKS, Tool
+from engine.identity.roles import ROLES, Role
 
 Decision = Literal[
     "allowed", "denied", "invalid", "confirmation_required", "approved", "rejected_by_user", "timed_out",

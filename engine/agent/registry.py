@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Literal
 
-from engine.agent.context import ROLES, Role
 from engine.agent.schema import ArgumentChecker, ToolArgs, args_model, input_schema, takes_context
+from engine.identity.roles import ROLES, Role
 from engine.llm.base import ToolSpec
 
 Risk = Literal["read", "write", "high"]

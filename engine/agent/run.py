@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.agent.context import Role
+from engine.identity.roles import Role
 
 RunStatus = Literal["running", "completed", "incomplete", "paused", "max_steps", "failed", "budget_exceeded"]
 """``incomplete``: the run finished, but a step the person asked for was not done (the steps say which and why)."""

@@ -16,7 +16,7 @@ store is warmed before its deadline starts, so a cold first call does not time o
 
 The run records the knowledge bases its tools read (``RunState.knowledge_bases``, from the context's
 :class:`~engine.agent.context.ReadLog`); who may read or decide a run depends on them
-(:class:`engine.identity.agent_access.AgentGate`).
+(:class:`engine.agent.access.AgentGate`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Callable
 from pydantic_core import to_jsonable_python
 
 from engine.agent.audit import AuditLog, now_iso, redact
-from engine.agent.context import Role, ToolContext
+from engine.agent.context import ToolContext
 from engine.agent.errors import AgentError, InvalidArguments
 from engine.agent.execution import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, Outcome, dumps, execute
 from engine.agent.execution import failure, shrink
@@ -38,6 +38,7 @@ from engine.agent.policy import Policy, check_role
 from engine.agent.registry import Tool, ToolRegistry
 from engine.agent.run import AgentRun, PendingCall, RunState, Step
 from engine.errors import ProviderError
+from engine.identity.roles import Role
 from engine.llm.base import ChatResponse, Provider, TextBlock, UnfinishedStep
 from engine.output_safety import safe_text
 from engine.prompts import AGENT_SYSTEM, AGENT_UNTRUSTED

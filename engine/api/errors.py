@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import AuthenticationError, EngineError, PermissionDenied
-from engine.identity.agent_access import RunNotFound
+from engine.agent.access import RunNotFound
 from engine.identity.throttle import TooManySignIns
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.agent.access import AgentGate, tool_context_hook
 from engine.config import Settings
-from engine.identity import Directory, Identity, ScopedStore
-from engine.identity.agent_access import AgentGate, tool_context_hook
+from engine.identity import Directory, Identity
+from engine.store.scoped import ScopedStore
 
 
 @dataclass

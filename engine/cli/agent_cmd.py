@@ -10,7 +10,7 @@ by a later process.
 
 With users or API tokens configured (WORKBENCH_USERS, WORKBENCH_API_TOKENS), ``agent`` acts as the configured
 user ``--user`` (default: the login name) with that user's role and grants, under the same rules as the API
-and the pages (:class:`engine.identity.agent_access.AgentGate`): the tools read only the user's bases, and a
+and the pages (:class:`engine.agent.access.AgentGate`): the tools read only the user's bases, and a
 run is shown and decided only by someone who may read every base it read. ``audit list --user NAME`` lists
 only the steps of runs that user may see; without ``--user`` it lists every step (the operator's view, as
 for anyone who can open the data folder).
@@ -23,12 +23,13 @@ import getpass
 import json
 from typing import Any
 
-from engine.agent import ROLES, AgentRun, AuditLog, build_runtime
+from engine.agent import AgentRun, AuditLog, build_runtime
 from engine.cli.common import emit, settings_from, table
 from engine.config import Settings
 from engine.errors import ConfigError
 from engine.identity import Directory, Identity
-from engine.identity.agent_access import AgentGate, lazy_pipeline, tool_context_hook
+from engine.agent.access import AgentGate, lazy_pipeline, tool_context_hook
+from engine.identity.roles import ROLES
 from engine.llm.registry import default_provider_id, get_provider
 
 USAGE = ("python -m engine agent REQUEST [--role ROLE] [--user NAME] [--provider ID] [--max-steps N]\n"

@@ -22,6 +22,7 @@ from engine.database.sql import insert_ignore
 from engine.database.tables import (
     agent_runs, agent_steps, app_settings, experiments, legacy_imports, strategy_versions, trace_bases, traces,
 )
+from engine.database.trace_rows import trace_row
 
 if TYPE_CHECKING:
     from engine.database.engine import Database
@@ -56,8 +57,6 @@ def _columns(path: Path, table: str) -> set[str]:
 
 
 def _traces(conn: Connection, path: Path) -> int:
-    from engine.tracing.store import trace_row
-
     rows = []
     for row in _read_sqlite(path, "SELECT * FROM runs ORDER BY created_at, rowid"):
         try:

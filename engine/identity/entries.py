@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.agent.context import ROLES
 from engine.errors import ConfigError
 from engine.identity.hashing import MIN_TOKEN_CHARS, check_hash, is_hash, sha256_token
 from engine.identity.model import parse_grants
+from engine.identity.roles import ROLES
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 USER_KEYS = {"password_hash", "role", "grants"}

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.agent.context import ROLES, Role
 from engine.errors import ConfigError, PermissionDenied
+from engine.identity.roles import ROLES, Role
 
 Permission = Literal["read", "write"]
 PERMISSIONS: tuple[Permission, ...] = ("read", "write")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, delete, exists, func, insert, not_, or_, select
+from sqlalchemy import and_, exists, func, not_, or_, select
 
 from engine.database import Database, open_database
 from engine.database.tables import trace_bases, traces
+from engine.database.trace_rows import replace_trace, trace_row
 from engine.errors import EngineError
 from engine.redaction import redact_strings, redact_text
 
@@ -89,40 +89,6 @@ class TraceStore:
         query = select(func.count()).select_from(traces).where(*visibility(readable, user))
         with self.db.connect() as conn:
             return int(conn.execute(query).scalar_one())
-
-
-def trace_row(payload: dict[str, Any], error: str | None) -> dict[str, Any]:
-    """The stored columns of one run's payload."""
-    issue_types = sorted({i["type"] for r in payload.get("reviews", []) for i in r.get("issues", [])}
-                         | {f"validation:{i['check']}" for i in (payload.get("validation") or {}).get("issues", [])})
-    extra = payload.get("extra", {})
-    return {
-        "trace_id": payload["trace_id"],
-        "created_at": payload.get("created_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "question": payload["question"], "status": payload["status"], "provider": payload.get("provider") or "",
-        "strategy_version": payload.get("strategy_version") or "", "iterations": int(payload.get("iterations", 0)),
-        "total_ms": float(payload.get("timings", {}).get("total", 0.0)), "reflection": bool(extra.get("reflection", True)),
-        "mode": extra.get("mode") or "", "issue_types": json.dumps(issue_types), "error": error,
-        "payload": json.dumps(payload, default=str), "user_name": extra.get("user"),
-        "knowledge_bases": json.dumps(payload_bases(payload)),
-    }
-
-
-def replace_trace(conn: Connection, row: dict[str, Any]) -> None:
-    """Store one run's row and its bases, replacing a run with the same id."""
-    conn.execute(delete(trace_bases).where(trace_bases.c.trace_id == row["trace_id"]))
-    conn.execute(delete(traces).where(traces.c.trace_id == row["trace_id"]))
-    conn.execute(insert(traces), row)
-    bases = json.loads(row["knowledge_bases"])
-    if bases:
-        conn.execute(insert(trace_bases), [{"trace_id": row["trace_id"], "knowledge_base": b} for b in bases])
-
-
-def payload_bases(payload: dict[str, Any]) -> list[str]:
-    """The knowledge bases a run touched: its tasks' and its evidence's."""
-    names = {t.get("knowledge_base") for t in payload.get("tasks") or ()}
-    names |= {e.get("knowledge_base") for e in payload.get("evidence") or ()}
-    return sorted(n for n in names if isinstance(n, str) and n)
 
 
 def visibility(readable: Collection[str] | None, user: str | None) -> list[Any]:

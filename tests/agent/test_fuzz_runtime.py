@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.agent import ROLES, AuditLog, Policy, RateLimiter, ToolRegistry, default_registry
+from engine.agent import AuditLog, Policy, RateLimiter, ToolRegistry, default_registry
+from engine.identity.roles import ROLES
 from engine.agent.limits import MAX_DEPTH
 from engine.agent.run import FINISHED
 from engine.llm.base import ChatResponse, TextBlock, ToolUseBlock

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_jsonable_python
 
-from engine.agent import ROLES, AuditLog, ToolRegistry, default_registry
+from engine.agent import AuditLog, ToolRegistry, default_registry
+from engine.identity.roles import ROLES
 from engine.llm import ScriptedProvider
 from engine.llm.base import ChatResponse, ToolUseBlock
 from tests.agent.fakes import make_runtime

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from engine.agent import build_runtime
+from engine.agent.access import AgentGate, RunNotFound, tool_context_hook
 from engine.config import load_settings
 from engine.errors import PermissionDenied
 from engine.identity import Directory, hash_secret
-from engine.identity.agent_access import AgentGate, RunNotFound, tool_context_hook
 from engine.llm.registry import get_provider
 
 pytestmark = pytest.mark.integration

@@ -9,12 +9,13 @@ import json
 import pytest
 
 from engine.agent import AuditLog, build_runtime
+from engine.agent.access import WENT_ON, AgentGate, RunNotFound, tool_context_hook
 from engine.agent.run import RunState
 from engine.config import load_settings
 from engine.errors import PermissionDenied
-from engine.identity import Directory, Identity, ScopedStore
-from engine.identity.agent_access import WENT_ON, AgentGate, RunNotFound, tool_context_hook
+from engine.identity import Directory, Identity
 from engine.llm.registry import get_provider
+from engine.store.scoped import ScopedStore
 from tests.identity.conftest import SECRET
 
 pytestmark = pytest.mark.integration

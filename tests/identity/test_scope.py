@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import KnowledgeBaseError, PermissionDenied
-from engine.identity import Identity, ScopedStore
+from engine.identity import Identity
+from engine.store.scoped import ScopedStore
 from engine.ingest import Ingestor
 
 pytestmark = pytest.mark.integration

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import KnowledgeBaseError
-from engine.identity import Identity, ScopedStore
+from engine.identity import Identity
+from engine.store.scoped import ScopedStore
 from engine.ingest import Ingestor, IngestStep, make_doc_id
 
 pytestmark = pytest.mark.integration

@@ -9,7 +9,7 @@ from lancedb.table import AsyncTable
 
 from engine.errors import KnowledgeBaseError
 from engine.identity.model import Identity
-from engine.identity.scope import ScopedStore
+from engine.store.scoped import ScopedStore
 from engine.results import SearchFilters
 from engine.store import SearchRequest
 from engine.store.schema import TABLE_PREFIX

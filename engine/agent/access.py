@@ -24,11 +24,14 @@ import threading
 from collections.abc import Callable, Collection
 from typing import Any
 
-from engine.agent import AgentError, AgentRun, AgentRuntime, ToolContext
+from engine.agent.context import ToolContext
+from engine.agent.errors import AgentError
+from engine.agent.run import AgentRun
+from engine.agent.runtime import AgentRuntime
 from engine.errors import PermissionDenied
 from engine.identity.directory import Directory
 from engine.identity.model import Identity
-from engine.identity.scope import ScopedStore
+from engine.store.scoped import ScopedStore
 
 NO_ACCESS = "No agent run {run_id!r} that you may see; start one, or check the id."
 WENT_ON = ("Your decision was recorded. The run then went on to read knowledge bases you may not read, so only "
