@@ -20,7 +20,6 @@ run's user, and applies the rules:
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -63,22 +62,6 @@ def tool_context_hook(directory: Directory, pipeline: Callable[[], Any] | None =
         return dataclasses.replace(ctx, store=store, answer=answer)
 
     return hook
-
-
-def lazy_pipeline(settings: Any, store: Any) -> Callable[[], Any]:
-    """A Pipeline over ``store``, built on the first call (thread-safe), for runs that never ask stay light."""
-    built: list[Any] = []
-    lock = threading.Lock()
-
-    def get() -> Any:
-        with lock:
-            if not built:
-                from engine.pipeline import Pipeline
-
-                built.append(Pipeline(settings, store))
-            return built[0]
-
-    return get
 
 
 class AgentGate:

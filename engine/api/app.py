@@ -15,8 +15,8 @@ from engine.api.metrics import Metrics
 from engine.api.routes_answers import router as answers
 from engine.api.routes_documents import router as documents
 from engine.api.routes_manage import router as manage
-from engine.api.services import Services, load_services
 from engine.config import Settings, default_settings
+from engine.facade import Workbench
 
 log = logging.getLogger(__name__)
 DESCRIPTION = """The reflective RAG workbench over HTTP: ask questions (full Answer or the short `/rag` form),
@@ -27,10 +27,11 @@ needs `Authorization: Bearer <token>`; changes need the analyst or admin role, a
 knowledge bases they may read. Errors are JSON: `{"error": "what to fix"}`."""
 
 
-def create_app(settings: Settings | None = None, *, services: Services | None = None,
+def create_app(settings: Settings | None = None, *, services: Workbench | None = None,
                warm: bool = True) -> FastAPI:
-    """The API over ``settings`` (default: the environment's). ``warm`` loads the model and store at start-up."""
-    engine = services or load_services(settings or default_settings())
+    """The API over ``settings`` (default: the environment's), served from the engine facade the pages use too.
+    ``warm`` loads the store, the embedding model and spaCy at start-up."""
+    engine = services or Workbench(settings or default_settings())
     metrics = Metrics()
 
     @asynccontextmanager

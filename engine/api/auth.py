@@ -7,15 +7,15 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from engine.api.services import Services
 from engine.errors import AuthenticationError
+from engine.facade import Workbench
 from engine.identity import Identity
 
 bearer = HTTPBearer(auto_error=False, description="An API token from WORKBENCH_API_TOKENS (needed only when "
                     "users or tokens are configured).")
 
 
-def services(request: Request) -> Services:
+def services(request: Request) -> Workbench:
     return request.app.state.services
 
 
@@ -51,4 +51,4 @@ def writer(identity: Annotated[Identity, Depends(current_identity)]) -> Identity
 
 Caller = Annotated[Identity, Depends(current_identity)]
 Writer = Annotated[Identity, Depends(writer)]
-Engine = Annotated[Services, Depends(services)]
+Engine = Annotated[Workbench, Depends(services)]

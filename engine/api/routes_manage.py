@@ -97,12 +97,11 @@ def list_traces(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> dict[str, Any]:
     """Only runs over bases you may read (a run that failed before touching any base: only if you asked it)."""
-    readable = engine.readable(identity)
     if since is not None and since.tzinfo is not None:
         since = since.astimezone(timezone.utc).replace(tzinfo=None)
     filters = {"status": status, "provider": provider, "strategy_version": strategy_version,
                "since": since.isoformat() if since else None, "issue_type": issue_type}
-    runs = engine.traces.list(limit=limit, offset=offset, readable=readable, user=identity.name, **filters)
+    runs = engine.traces_for(identity).list(limit=limit, offset=offset, **filters)
     return {"traces": [r.to_dict() for r in runs], "limit": limit, "offset": offset,
             "next_offset": offset + len(runs) if len(runs) == limit else None}
 
@@ -111,7 +110,7 @@ def list_traces(
 def get_trace(engine: Engine, identity: Caller,
               trace_id: Annotated[str, Path(pattern=TRACE_ID)]) -> dict[str, Any]:
     try:
-        return engine.traces.get(trace_id, readable=engine.readable(identity), user=identity.name)
+        return engine.traces_for(identity).get(trace_id)
     except EngineError:
         raise NotFound(f"No trace {trace_id!r} that you may see; list them with GET /v1/traces.") from None
 

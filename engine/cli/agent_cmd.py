@@ -27,8 +27,9 @@ from engine.agent import AgentRun, AuditLog, build_runtime
 from engine.cli.common import emit, settings_from, table
 from engine.config import Settings
 from engine.errors import ConfigError
+from engine.facade import Workbench
 from engine.identity import Directory, Identity
-from engine.agent.access import AgentGate, lazy_pipeline, tool_context_hook
+from engine.agent.access import AgentGate, tool_context_hook
 from engine.identity.roles import ROLES
 from engine.llm.registry import default_provider_id, get_provider
 
@@ -63,12 +64,11 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
 
 def _gate(args, settings: Settings, directory: Directory, provider_id: str) -> AgentGate:
-    """The agent over the data folder, its tools limited to (and noting) the run's user's bases."""
-    from engine.store import KnowledgeBaseStore
-
-    store = KnowledgeBaseStore(settings)
-    hook = tool_context_hook(directory, lazy_pipeline(settings, store), provider_id)
-    runtime = build_runtime(settings, get_provider(provider_id), store=store, context_hook=hook,
+    """The agent over the data folder, its tools limited to (and noting) the run's user's bases; the store and
+    the pipeline its answers go through are the engine facade's, as in the API and the pages."""
+    engine = Workbench(settings, provider_id=provider_id)
+    hook = tool_context_hook(directory, lambda: engine.pipeline, provider_id)
+    runtime = build_runtime(settings, get_provider(provider_id), store=engine.store, context_hook=hook,
                             max_steps=args.max_steps)
     return AgentGate(runtime, directory)
 
