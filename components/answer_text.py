@@ -14,18 +14,17 @@ import streamlit as st
 
 from components.safe_text import cite, diff_html, encode, label, show, show_text
 from engine.documents.metadata import DEFAULT_AUTHORITY
-from engine.reflection.text import STOPWORDS, citations
+from engine.language.tokens import STOP_WORDS, WORD
+from engine.reflection.text import citations
 from engine.results import Answer, Evidence, EvidenceMeta, Intent
 
 
 # -- evidence ---------------------------------------------------------------------------------------
 
-_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]*[A-Za-z0-9]|[A-Za-z0-9]")
-
 
 def query_terms(intent: Intent) -> list[str]:
     """Words of the question worth highlighting (no stop words), plus the entities it names."""
-    found = [w for w in _TERM.findall(intent.raw_query) if len(w) > 2 and w.lower() not in STOPWORDS]
+    found = [w for w in WORD.findall(intent.raw_query) if len(w) > 2 and w.lower() not in STOP_WORDS]
     return list(dict.fromkeys([*intent.entity_texts, *found]))
 
 

@@ -8,16 +8,11 @@ validation checks timeliness and comparisons with it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
+from engine.language import quantities
 from engine.results import Evidence, Intent
-
-_YEAR = re.compile(r"(?<![\d.,/])((?:19|20)\d{2})(?!\d|[.,]\d)")
-_STANDALONE_YEAR = re.compile(r"(?<![\w.,/-])((?:19|20)\d{2})(?![\w/-]|[.,]\d)")
-_YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through|until)\s*((?:19|20)\d{2})(?!\d)")
-MAX_RANGE_YEARS = 50  # "2022-2024" is a range of years; "1990-2090" is more likely a code than a period
 
 
 @dataclass(frozen=True)
@@ -51,27 +46,13 @@ class Period:
         return 0
 
 
-def named_years(text: str, *, standalone: bool = False) -> set[int]:
-    """Years written in ``text`` ("2020" in "AD 2020-18-05"; 2022..2024 for "2022-2024").
-
-    ``standalone`` only counts years written on their own, not inside codes such as "AD 2022-0193".
-    """
-    clean = text or ""
-    years = {int(m.group(1)) for m in (_STANDALONE_YEAR if standalone else _YEAR).finditer(clean)}
-    for match in _YEAR_RANGE.finditer(clean):
-        first, last = int(match.group(1)), int(match.group(2))
-        if 0 < last - first <= MAX_RANGE_YEARS:
-            years.update(range(first, last + 1))
-    return years
-
-
 def asked_period(intent: Intent, *, question_years: bool = False) -> Period | None:
     """The question's time window; with ``question_years``, else the years it names on their own."""
     window = intent.constraints.time
     if window is not None and (window.start or window.end):
         return Period(window.text or "the asked period", window.start, window.end)
     if question_years:
-        years = named_years(intent.raw_query, standalone=True)
+        years = quantities.years(intent.raw_query, standalone=True)
         if years:
             first, last = min(years), max(years)
             text = str(first) if first == last else f"{first}-{last}"
@@ -86,7 +67,7 @@ def about(item: Evidence, period: Period, sentence: str = "") -> bool | None:
 
 def about_period(title: str, update: date | None, period: Period, sentence: str = "") -> bool | None:
     """Whether a chunk titled ``title`` and dated ``update`` is about ``period``: named years first, then the date."""
-    years = named_years(sentence) | named_years(title)
+    years = quantities.years(sentence) | quantities.years(title)
     if years:
         return any(period.overlaps_year(y) for y in years)
     return None if update is None else period.contains(update)
@@ -94,7 +75,7 @@ def about_period(title: str, update: date | None, period: Period, sentence: str 
 
 def distance(item: Evidence, period: Period, sentence: str = "") -> int | None:
     """Years between what ``sentence`` of ``item`` is about and ``period`` (None when unknown)."""
-    years = named_years(sentence) | named_years(item.metadata.title)
+    years = quantities.years(sentence) | quantities.years(item.metadata.title)
     if not years and item.metadata.update_date is not None:
         years = {item.metadata.update_date.year}
     return min(period.years_away(y) for y in years) if years else None
@@ -102,7 +83,7 @@ def distance(item: Evidence, period: Period, sentence: str = "") -> int | None:
 
 def when(item: Evidence, period: Period | None = None, sentence: str = "") -> str:
     """What ``sentence`` of ``item`` is dated, in words: the named year nearest ``period``, or the update date."""
-    years = named_years(sentence) | named_years(item.metadata.title)
+    years = quantities.years(sentence) | quantities.years(item.metadata.title)
     if years:
         return str(min(years, key=lambda y: (period.years_away(y) if period else 0, -y)))
     day = item.metadata.update_date

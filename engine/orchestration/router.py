@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.language.tokens import STOP_WORDS, WORD
 from engine.orchestration.strategy import Strategy
 from engine.results import Intent, RetrievalTask, SearchFilters
-
-_STOP = frozenset("the a an of and or for to in on at by with from is are was were what which how why when".split())
 
 
 class StrategyRouter:
@@ -104,5 +103,5 @@ def _keywords(intent: Intent, drop: Sequence[str] = ()) -> str:
         text = text.replace(time.text, " ")
     for entity in drop:
         text = re.sub(re.escape(entity), " ", text, flags=re.I)
-    words = [w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9/.\-]*", text) if w.lower() not in _STOP]
+    words = [w for w in WORD.findall(text) if w.lower() not in STOP_WORDS]
     return " ".join(words)

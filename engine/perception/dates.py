@@ -14,14 +14,10 @@ from typing import Callable
 
 from dateutil.relativedelta import relativedelta
 
-DateRange = tuple[date | None, date | None]
+from engine.language.en.lex_attrs import MONTHS, count
+from engine.language.quantities import YEAR
 
-NUMBER_WORDS: dict[str, int] = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "fifteen": 15, "eighteen": 18, "twenty": 20, "twenty-four": 24, "thirty": 30, "thirty-six": 36,
-}  # fmt: skip
-NUMBER_PATTERN = "(?:\\d{1,4}|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+DateRange = tuple[date | None, date | None]
 
 # resolver name -> the named groups its pattern must define
 RESOLVERS: dict[str, tuple[str, ...]] = {
@@ -35,11 +31,10 @@ RESOLVERS: dict[str, tuple[str, ...]] = {
     "calendar": ("unit",),
 }
 
-_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTHS = {name[:3]: i for i, name in enumerate(MONTHS, start=1)}
 _ISO_DAY = re.compile(r"(\d{4})-(\d\d)-(\d\d)")
 _YEAR_MONTH = re.compile(r"(\d{4})-(\d\d)")
 _MONTH_YEAR = re.compile(r"([a-z]+)\.?\s+(\d{4})", re.IGNORECASE)
-_YEAR = re.compile(r"\d{4}")
 
 
 def period_of(text: str) -> DateRange | None:
@@ -52,9 +47,9 @@ def period_of(text: str) -> DateRange | None:
         if m := _YEAR_MONTH.fullmatch(text):
             return _month(int(m[1]), int(m[2]))
         if m := _MONTH_YEAR.fullmatch(text):
-            month = _MONTHS.get(m[1][:3].title())
+            month = _MONTHS.get(m[1][:3].lower())
             return _month(int(m[2]), month) if month else None
-        if _YEAR.fullmatch(text):
+        if YEAR.fullmatch(text):
             year = int(text)
             return date(year, 1, 1), date(year, 12, 31)
     except ValueError:  # month 13, February 30...
@@ -75,11 +70,6 @@ def _unit_delta(unit: str, n: int) -> relativedelta:
     if unit == "week":
         return relativedelta(weeks=n)
     return relativedelta(days=n)
-
-
-def _count(text: str) -> int | None:
-    text = text.lower()
-    return int(text) if text.isdigit() else NUMBER_WORDS.get(text)
 
 
 def resolve(resolver: str, groups: dict[str, str | None], today: date, offset: int = 0) -> DateRange | None:
@@ -114,7 +104,7 @@ def _period(g: dict[str, str | None], today: date, offset: int) -> DateRange | N
 
 
 def _last_n(g: dict[str, str | None], today: date, offset: int) -> DateRange | None:
-    n = _count(g["n"] or "")
+    n = count(g["n"] or "")
     if not n:
         return None
     return today - _unit_delta(g["unit"] or "day", n), today

@@ -13,6 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.language import lexicons
+from engine.language.quantities import years
+from engine.language.tokens import WORD
 from engine.reflection.text import (
     STOPWORDS,
     citations,
@@ -26,21 +29,15 @@ from engine.reflection.text import (
     strip_citations,
 )
 from engine.results import Evidence, Intent, ValidationIssue
-from engine.periods import Period, about, asked_period, distance, named_years, when
+from engine.periods import Period, about, asked_period, distance, when
 
 ATTRIBUTE_SHARE = 0.5
 """Share of the asked attribute's words that a value sentence (with its document title) must contain. On the sample
 fuel-efficiency reports, for "fuel burn per block hour": the fuel tables and summary lines score 0.75, the seat-count
 line 0.25; on the test product reviews, for "battery life": battery lines 1.0, the weight line 0."""
 
-FRAMING_WORDS = frozenset({
-    "compare", "compared", "comparing", "comparison", "versus", "vs", "difference", "differences", "differ",
-    "focus", "focusing", "focused", "data", "report", "reports", "figure", "figures", "value", "values",
-    "respectively", "give", "show", "tell", "list", "latest", "current", "according",
-})
-"""Words that frame a comparison question rather than name what is compared."""
-
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’./-]*[A-Za-z0-9]|[A-Za-z0-9]")
+FRAMING_WORDS = lexicons.words("framing_words")
+"""Words that frame a comparison question rather than name what is compared (``en/framing_words.txt``)."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +94,8 @@ def asked_attribute(intent: Intent, entities: Sequence[str]) -> Attribute:
 
 
 def _keeps(word: str) -> bool:
-    return bool(_TOKEN.fullmatch(word)) and word not in STOPWORDS and word not in FRAMING_WORDS and not (
-        word.isdigit() and named_years(word)) and (len(word) > 1 or word.isdigit())
+    return bool(WORD.fullmatch(word)) and word not in STOPWORDS and word not in FRAMING_WORDS and not (
+        word.isdigit() and years(word)) and (len(word) > 1 or word.isdigit())
 
 
 def _trim(run: list[str]) -> list[str]:
@@ -109,7 +106,7 @@ def _trim(run: list[str]) -> list[str]:
 
 def has_value(sentence: str) -> bool:
     """True when ``sentence`` states a figure that is not a year."""
-    return any(not (f.unit == "" and f.value.is_integer() and named_years(f.text)) for f in figures(sentence))
+    return any(not (f.unit == "" and f.value.is_integer() and years(f.text)) for f in figures(sentence))
 
 
 def states_value(item: Evidence, sentence: str, attribute: Attribute) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.language import lexicons
 from engine.reflection.text import (
     citations, content_words, coverage, mentions, normalise_phrase, split_sentences, strip_citations,
 )
@@ -27,18 +28,16 @@ supporting line) must contain for that document to cover the same subject. Measu
 status-table row of the superseded flap-track AD: successor AD 1.0, flap-track AMM 0.58, unrelated axle-nut AD 0.42,
 unrelated regulation 0.0; on the test user guides: successor 0.8, billing FAQ 0.25."""
 
-_STATUS_WORDS = (r"superseded|cancell?ed|withdrawn|obsolete|rescinded|revoked|deprecated|retired|"
-                 r"no\s+longer\s+(?:valid|in\s+force|current|applicable|supported)")
+_STATUS_WORDS = lexicons.pattern("status_words")  # "superseded", "withdrawn", "no longer in force"...
 _SELF_STATUS = re.compile(
-    rf"\bstatus\s*[:=]\s*(?:{_STATUS_WORDS})\b"  # "STATUS: SUPERSEDED BY AD 2024-11-02", "status: superseded"
+    rf"\bstatus\s*[:=]\s*{_STATUS_WORDS}"  # "STATUS: SUPERSEDED BY AD 2024-11-02", "status: superseded"
     # "This note is superseded"
-    rf"|\bthis\s+(?:[\w-]+\s+){{0,3}}(?:is|has\s+been|was)\s+(?:now\s+)?(?:{_STATUS_WORDS})\b",
+    rf"|\bthis\s+(?:[\w-]+\s+){{0,3}}(?:is|has\s+been|was)\s+(?:now\s+)?{_STATUS_WORDS}",
     re.IGNORECASE)
-_PAST = re.compile(r"\b(?:superseded|out\s+of\s+date|outdated|no\s+longer|earlier|previous(?:ly)?|former(?:ly)?|"
-                   r"old|older|was|were|used\s+to|until|replaced|changed\s+from|before)\b", re.IGNORECASE)
+_PAST = re.compile(lexicons.pattern("past_words"), re.IGNORECASE)  # "was", "previously", "used to"...
 MIN_LABEL_CHARS = 3  # a revision label shorter than "1.0" ("1", "A") would match unrelated numbers and letters
 _ANY_STATUS = re.compile(r"\bstatus\s*[:=]\s*(\w+)", re.IGNORECASE)
-_TITLE_STATUS = re.compile(rf"\b(?:{_STATUS_WORDS})\b", re.IGNORECASE)
+_TITLE_STATUS = re.compile(_STATUS_WORDS, re.IGNORECASE)
 
 
 def _quote(sentence: str, width: int = 80) -> str:
@@ -80,7 +79,7 @@ def marks_itself_superseded(item: Evidence, statement: str = "") -> bool:
     if not _SELF_STATUS.search(item.text):
         return False
     statuses = {m.group(1).lower() for m in _ANY_STATUS.finditer(item.text)}
-    if all(re.fullmatch(_STATUS_WORDS, s, re.IGNORECASE) or s == "no" for s in statuses):
+    if all(s in lexicons.words("status_words") or s == "no" for s in statuses):
         return True
     return bool(statement) and bool(_SELF_STATUS.search(supporting_line(item, statement)))
 
