@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,10 +14,10 @@ from engine.api.auth import Caller, Engine
 from engine.api.errors import NotFound
 from engine.api.schemas import AskRequest, RagRequest, ReviewRequest, SearchRequest
 from engine.identity import Identity
+from engine.language.citations import citations
 from engine.results import Answer, Evidence, EvidenceMeta
 
 router = APIRouter()
-CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
 def _check_bases(engine, identity: Identity, names: list[str] | None) -> tuple[str, ...] | None:
@@ -98,7 +97,7 @@ def ask_stream(body: AskRequest, request: Request, engine: Engine, identity: Cal
 
 
 def sources(answer: Answer) -> list[dict[str, Any]]:
-    cited = {int(n) for n in CITATION.findall(answer.final or "")}
+    cited = set(citations(answer.final or ""))
     return [{"n": n, "cited": n in cited, "title": e.metadata.title, "doc_id": e.doc_id,
              "knowledge_base": e.knowledge_base, "chunk_id": e.chunk_id, "page": e.metadata.page,
              "update_date": e.metadata.update_date.isoformat() if e.metadata.update_date else None,
