@@ -63,6 +63,8 @@ API_KEY_ENV = "ANTHROPIC_API_KEY"
 _OFFLINE_HINT = "or choose the offline provider"
 CACHE_BREAKPOINT = {"type": "ephemeral"}
 """A five-minute prompt-cache breakpoint (the default lifetime; a one-hour write costs 2x input, not 1.25x)."""
+PROMPT_CACHE_ENV = "WORKBENCH_PROMPT_CACHE"
+"""``off`` turns prompt caching off (it pays only when a second call reads the cached prefix: docs/claude.md)."""
 STREAM_RETRIES = 2  # a stream that breaks mid-way is started again this often before the turn fails
 
 
@@ -76,8 +78,9 @@ class AnthropicProvider:
     ``models`` replaces the process-wide resolver. ``up_front_thinking=True`` leaves ``thinking``
     out of every request, so models that think by default (Claude Sonnet 5.5, Haiku 5.5) do;
     by default each request asks for the least thinking the model accepts.
-    ``prompt_caching=False`` sends no cache breakpoints (callers' markers are removed too);
-    ``stream_retries`` is how often a stream that breaks mid-way is started again.
+    ``prompt_caching=False`` sends no cache breakpoints (callers' markers are removed too); left
+    out, ``WORKBENCH_PROMPT_CACHE=off`` in the environment does the same. ``stream_retries`` is how
+    often a stream that breaks mid-way is started again.
     """
 
     def __init__(
@@ -90,7 +93,7 @@ class AnthropicProvider:
         client: anthropic.Anthropic | None = None,
         models: ModelResolver | None = None,
         up_front_thinking: bool = False,
-        prompt_caching: bool = True,
+        prompt_caching: bool | None = None,
         stream_retries: int = STREAM_RETRIES,
     ) -> None:
         if model is not None and (not isinstance(model, str) or not model.strip()):
@@ -112,6 +115,8 @@ class AnthropicProvider:
         self._client = client
         self._models = models if models is not None else MODELS
         self.up_front_thinking = bool(up_front_thinking)
+        if prompt_caching is None:
+            prompt_caching = os.environ.get(PROMPT_CACHE_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
         self.prompt_caching = bool(prompt_caching)
         self.stream_retries = int(stream_retries)
         self.model = model.strip() if model is not None else self.resolve_model("generator")

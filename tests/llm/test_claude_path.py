@@ -208,10 +208,14 @@ def test_a_reviewed_and_revised_answer_records_cache_writes_then_reads_per_stage
     assert [i["step"] for s, i in events if s == "draft_done"] == ["draft", "revise"]
 
 
-def test_prompt_caching_can_be_turned_off(replay):
+def test_prompt_caching_can_be_turned_off(replay, monkeypatch):
     provider, api = sonnet(replay, "draft_cited_sonnet_5_5", prompt_caching=False)
     LLMGenerator(provider, "claude-sonnet-5-5").draft(QUESTION, EVIDENCE, intent(QUESTION))
     assert "cache_control" not in str(api.bodies[0])
+    monkeypatch.setenv("WORKBENCH_PROMPT_CACHE", "off")
+    assert sonnet(replay, "draft_cited_sonnet_5_5")[0].prompt_caching is False
+    monkeypatch.setenv("WORKBENCH_PROMPT_CACHE", "on")
+    assert sonnet(replay, "draft_cited_sonnet_5_5")[0].prompt_caching is True
 
 
 def test_a_conversation_of_several_turns_caches_what_came_before(replay):
