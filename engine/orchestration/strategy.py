@@ -6,6 +6,9 @@ plus an Intent into retrieval tasks, and :mod:`engine.retrieval.credibility` sco
 
 from __future__ import annotations
 
+import tomllib
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -34,6 +37,21 @@ class RouteRule(_Model):
         except re.error as exc:
             raise ValueError(f"pattern {value!r} is not a valid regular expression: {exc}") from None
         return value
+
+
+DEFAULTS_PATH = Path(__file__).with_name("default_strategy.toml")
+"""The default strategy's routes and regulations base: data about the corpus, kept out of code."""
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict[str, Any]:
+    with DEFAULTS_PATH.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def default_routes() -> tuple[RouteRule, ...]:
+    """The routes of ``default_strategy.toml``, checked."""
+    return tuple(RouteRule(**route) for route in _defaults().get("routes", []))
 
 
 class ConstraintWeights(_Model):
@@ -116,16 +134,12 @@ class Strategy(_Model):
         default_factory=lambda: {"vector": 1.0, "keyword": 0.8, "hybrid": 1.2}
     )
     constraint_weights: ConstraintWeights = Field(default_factory=ConstraintWeights)
-    routes: tuple[RouteRule, ...] = (
-        RouteRule(pattern=r"\b(AMM|CMM|IPC|FIM|TSM|manual|service bulletin|SB)\b", knowledge_bases=("manuals",)),
-        RouteRule(pattern=r"\b(FAA|EASA|CAA|regulation|rule|directive|AD|Part[- ]?\d+|AC)\b",
-                  knowledge_bases=("regulations",)),
-        RouteRule(pattern=r"\b(FAQ|forum|shop note)\b", knowledge_bases=("faq",)),
-    )
+    routes: tuple[RouteRule, ...] = Field(default_factory=lambda: default_routes(),
+                                          description="routes; the default ones are in default_strategy.toml")
     default_knowledge_bases: tuple[str, ...] = Field(
         default=(), description="bases searched by default, in order; empty means every base"
     )
-    regulations_kb: str = "regulations"
+    regulations_kb: str = Field(default_factory=lambda: str(_defaults()["regulations_kb"]))
     entity_fanout_limit: int = Field(default=3, ge=0, le=10)
     top_k: int = Field(default=8, ge=1, le=100)
     max_evidence: int = Field(default=8, ge=1, le=50)
