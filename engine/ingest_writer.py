@@ -4,7 +4,7 @@ Files are read on a thread of their own (:class:`ReadAhead`, at most ``READ_AHEA
 writer embeds and commits. Each file is embedded on its own, within the time one file may take
 (engine/embed_budget.py), and joins a group; the group is committed once it holds ``FLUSH_CHUNKS`` chunks or its
 first file has waited ``FLUSH_SECONDS`` (checked as files arrive, between the embedding steps of a large file,
-and while the reader is slow). So a file that is rejected, or slow to read or embed, holds back no other file for
+and while the reader is slow), and before a file of more than one embedding step starts. So a file that is rejected, or slow to read or embed, holds back no other file for
 more than ``FLUSH_SECONDS``, and a run that is killed keeps every group committed before.
 
 What each file's status is (added, replaced, unchanged, skipped, a keep-both copy) is decided by the store under
@@ -30,7 +30,7 @@ from engine.config import Settings
 from engine.documents.identifiers import with_identifier_tokens
 from engine.documents.prepare import SourceDoc, chunk_document, search_text
 from engine.documents.types import Chunk
-from engine.embed_budget import embed_within
+from engine.embed_budget import EMBED_STEP, embed_within
 from engine.errors import DocumentError, EngineError
 from engine.ingest_results import FileResult, IngestReport, IngestStep, ProgressCallback, StepCallback
 from engine.store.conflicts import ExistingDoc, OnConflict, Written
@@ -158,6 +158,8 @@ class GroupWriter:
             self.decided(early, at)
             return
         chunks = list(doc.embedded.chunks) if doc.embedded else chunk_document(doc, self.settings)
+        if len(chunks) > EMBED_STEP and doc.embedded is None:
+            self.flush()  # a file that takes more than a step to embed: what is finished lands first
         if self.on_step:
             self.on_step(IngestStep(doc.name, 0, len(chunks)))
         try:

@@ -45,6 +45,8 @@ CASES: list[tuple[str, str, callable]] = [
      lambda: {"date.md": h.markdown_with_front_matter("update_date: 2024-02-30\n")}),
     ("bad-date-sidecar", "date.txt", lambda: {"date.txt": b"Check the wear pin.",
                                               "date.txt.meta.yaml": b"update_date: 2024-02-30\n"}),
+    ("csv-wide-100k-columns", "wide.csv", lambda: {"wide.csv": h.csv_wide(100_000)}),
+    ("pdf-5000-tiny-pages", "tiny.pdf", lambda: {"tiny.pdf": h.pdf_pages(5_000)}),
 ]
 
 INLINE = """
