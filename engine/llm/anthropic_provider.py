@@ -1,8 +1,9 @@
 """Claude through the Anthropic Messages API, with native tool use.
 
 Retries (429, 529, 5xx, timeouts, dropped connections) and timeouts are the SDK's own;
-this module only shapes requests, converts replies to :mod:`engine.llm.base` types and
-turns SDK errors into :class:`~engine.errors.ProviderError` subclasses that say what to do.
+this module only shapes requests; replies become :mod:`engine.llm.base` types in
+:mod:`engine.llm.anthropic_replies`, and SDK errors :class:`~engine.errors.ProviderError` subclasses
+that say what to do in :mod:`engine.llm.anthropic_errors`.
 Which model to use when none is named is :mod:`engine.llm.models`' business.
 
 Request shapes follow what the Models API says each model accepts
@@ -31,36 +32,21 @@ from typing import Any, Iterator, Sequence
 import anthropic
 import httpx2
 
-from engine.errors import ConfigError, MissingKeyError, ProviderError
-from engine.llm.base import (
-    ChatResponse,
-    Citation,
-    ContentBlock,
-    Message,
-    Refusal,
-    TextBlock,
-    ToolSpec,
-    ToolUseBlock,
-    Usage,
-)
+from engine.errors import ConfigError, MissingKeyError
+from engine.llm.anthropic_errors import API_KEY_ENV, OFFLINE_HINT, broken_reason, map_api_error, retryable
+from engine.llm.anthropic_replies import KEPT_FOR_REPLAY, to_chat_response, to_citations, to_usage
+from engine.llm.base import ChatResponse, Message, ToolSpec
 from engine.llm.capabilities import CURRENT_CLAUDE, ModelCapabilities
-from engine.llm.errors import (
-    InvalidKeyError,
-    ProviderCallError,
-    ProviderConnectionError,
-    ProviderRequestError,
-    ProviderServerError,
-    ProviderTimeoutError,
-    RateLimitedError,
-    UnknownModelError,
-)
-from engine.llm.models import FALLBACK_MODELS, MODELS, ModelCatalog, ModelResolver, Role, unknown_model_message
+from engine.llm.errors import ProviderConnectionError, ProviderRequestError
+from engine.llm.models import FALLBACK_MODELS, MODELS, ModelCatalog, ModelResolver, Role
 from engine.llm.streaming import StreamDone, StreamEvent, StreamRestart, TextDelta
+
+__all__ = ["API_KEY_ENV", "KEPT_FOR_REPLAY", "AnthropicProvider", "map_api_error", "to_api_messages",
+           "to_chat_response", "to_citations", "to_output_format", "to_tool_param", "to_usage"]
 
 log = logging.getLogger(__name__)
 
-API_KEY_ENV = "ANTHROPIC_API_KEY"
-_OFFLINE_HINT = "or choose the offline provider"
+_OFFLINE_HINT = OFFLINE_HINT
 CACHE_BREAKPOINT = {"type": "ephemeral"}
 """A five-minute prompt-cache breakpoint (the default lifetime; a one-hour write costs 2x input, not 1.25x)."""
 PROMPT_CACHE_ENV = "WORKBENCH_PROMPT_CACHE"
@@ -251,8 +237,8 @@ class AnthropicProvider:
                           response.usage.cache_read_input_tokens, response.usage.cache_creation_input_tokens)
                 yield StreamDone(response)
                 return
-            reason = _broken(broken)
-            if not _retryable(broken) and isinstance(broken, anthropic.APIError):
+            reason = broken_reason(broken)
+            if not retryable(broken) and isinstance(broken, anthropic.APIError):
                 raise map_api_error(broken, model=used_model, retries=0, timeout=self.timeout) from broken
             if attempt >= self.stream_retries:
                 raise ProviderConnectionError(
@@ -346,10 +332,6 @@ def to_output_format(schema: dict[str, Any]) -> dict[str, Any]:
         ) from exc
 
 
-KEPT_FOR_REPLAY = frozenset({"thinking", "redacted_thinking"})
-"""Reply blocks that are not read but must go back unchanged with the rest of the turn."""
-
-
 def _has_breakpoint(params: dict[str, Any]) -> bool:
     """Whether any block of the request (system, tools, messages) carries a ``cache_control``."""
     blocks = [*(params.get("system") if isinstance(params.get("system"), list) else ()), *params.get("tools", ())]
@@ -366,190 +348,6 @@ def _drop_breakpoints(params: dict[str, Any]) -> None:
         if isinstance(content, list):
             message["content"] = [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
                                   for b in content]
-
-
-def _broken(exc: BaseException) -> str:
-    """A short account of why a stream broke."""
-    if isinstance(exc, anthropic.APIStatusError):
-        return f"{exc.type or 'error'}: {exc.api_message or exc.message}"
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _retryable(exc: BaseException) -> bool:
-    """Whether starting a broken stream again can help (dropped connection, overload, server error)."""
-    if isinstance(exc, (httpx2.TransportError, anthropic.APIConnectionError)):
-        return True
-    if isinstance(exc, anthropic.APIStatusError):
-        return exc.type in ("overloaded_error", "api_error", "rate_limit_error") or exc.status_code >= 500
-    return False
-
-
-def to_chat_response(reply: Any) -> ChatResponse:
-    """Convert an SDK ``Message`` into a ChatResponse.
-
-    Text and tool_use blocks become ``content`` (text with the search-result citations it carries);
-    ``thinking`` and ``redacted_thinking`` blocks are never read as text, and when present the
-    whole turn is kept in ``raw_content`` for replay. Other block types are dropped. Usage keeps
-    the cache reads and writes and the service tier.
-    """
-    blocks: list[ContentBlock] = []
-    kept = False
-    for block in reply.content:
-        if block.type == "text":
-            blocks.append(TextBlock(text=block.text, citations=to_citations(getattr(block, "citations", None))))
-        elif block.type == "tool_use":
-            blocks.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input)))
-        elif block.type in KEPT_FOR_REPLAY:
-            kept = True
-        else:
-            log.debug("anthropic reply: dropped a %s block", block.type)
-    raw = tuple(b.model_dump(mode="json", exclude_none=True) for b in reply.content) if kept else ()
-    return ChatResponse(
-        content=tuple(blocks), stop_reason=reply.stop_reason or "end_turn", usage=to_usage(reply.usage),
-        model=reply.model, refusal=_refusal(reply), raw_content=raw,
-    )
-
-
-def to_usage(usage: Any) -> Usage:
-    """An SDK ``Usage`` as engine Usage: uncached input, output, cache reads and writes, service tier."""
-    if usage is None:
-        return Usage()
-    split = getattr(usage, "cache_creation", None)
-    return Usage(
-        input_tokens=getattr(usage, "input_tokens", 0) or 0,
-        output_tokens=getattr(usage, "output_tokens", 0) or 0,
-        cache_read_input_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
-        cache_creation_input_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
-        cache_creation_1h_input_tokens=getattr(split, "ephemeral_1h_input_tokens", 0) or 0,
-        service_tier=getattr(usage, "service_tier", None) or "standard",
-    )
-
-
-def to_citations(citations: Any) -> tuple[Citation, ...]:
-    """The ``search_result_location`` citations of a text block; citations of other kinds are not kept."""
-    found = []
-    for citation in citations or ():
-        if getattr(citation, "type", None) != "search_result_location":
-            log.debug("anthropic reply: dropped a %s citation", getattr(citation, "type", "?"))
-            continue
-        found.append(Citation(
-            search_result_index=citation.search_result_index, cited_text=citation.cited_text or "",
-            source=citation.source or "", title=citation.title or "",
-            start_block_index=citation.start_block_index, end_block_index=citation.end_block_index))
-    return tuple(found)
-
-
-def _refusal(reply: Any) -> Refusal | None:
-    """The API's reason for a refusal (``stop_details``), when the reply is one."""
-    if reply.stop_reason != "refusal":
-        return None
-    details = getattr(reply, "stop_details", None)
-    return Refusal(category=getattr(details, "category", None) or "",
-                   explanation=getattr(details, "explanation", None) or "")
-
-
-def map_api_error(
-    exc: anthropic.APIError,
-    *,
-    model: str,
-    retries: int,
-    timeout: float | None,
-    available: Sequence[str] = (),
-) -> ProviderError:
-    """The ProviderError a user can act on, for an SDK error raised after the SDK's own retries.
-
-    ``available`` (the ids the Models API lists) is named when the model is not found.
-    """
-    if isinstance(exc, anthropic.APITimeoutError):
-        wait = f"within {timeout:g}s" if timeout else "in time"
-        return ProviderTimeoutError(
-            f"The Anthropic API did not answer {wait} (after {retries} retries). "
-            f"Retry, raise the timeout, lower max_tokens, {_OFFLINE_HINT}."
-        )
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        detail = f": {cause}" if cause else ""
-        return ProviderConnectionError(
-            f"Could not reach the Anthropic API{detail} (after {retries} retries). "
-            f"Check the network connection and proxy settings, {_OFFLINE_HINT}."
-        )
-    if not isinstance(exc, anthropic.APIStatusError):
-        return ProviderCallError(f"Unexpected reply from the Anthropic API ({exc.message}). Retry, {_OFFLINE_HINT}.")
-
-    status, request_id = exc.status_code, exc.request_id
-    api_message = exc.api_message or (exc.body if isinstance(exc.body, str) else "") or exc.message
-    what = f"{exc.type}: {api_message}" if exc.type else api_message
-    ref = f" [request id {request_id}]" if request_id else ""
-
-    def make(cls: type[ProviderCallError], text: str) -> ProviderCallError:
-        return cls(text + ref, status_code=status, request_id=request_id)
-
-    if isinstance(exc, anthropic.AuthenticationError):
-        return make(
-            InvalidKeyError, f"The Anthropic API rejected the API key ({what}). Check {API_KEY_ENV}, {_OFFLINE_HINT}."
-        )
-    if isinstance(exc, anthropic.PermissionDeniedError):
-        return make(
-            InvalidKeyError,
-            f"The API key may not use this model or feature ({what}). Use a key with access, or another model.",
-        )
-    if isinstance(exc, anthropic.RateLimitError):
-        return make(
-            RateLimitedError,
-            f"The Anthropic API is rate limiting requests, still after {retries} retries ({what}). "
-            f"Retry later, send fewer requests at once, {_OFFLINE_HINT}.",
-        )
-    if isinstance(exc, anthropic.OverloadedError) or exc.type == "overloaded_error":
-        return make(
-            RateLimitedError,
-            f"The Anthropic API is overloaded, still after {retries} retries ({what}). Retry later, {_OFFLINE_HINT}.",
-        )
-    if isinstance(exc, anthropic.NotFoundError):
-        ids = tuple(available)
-        return UnknownModelError(
-            f"{unknown_model_message(model, ids)} ({what}){ref}",
-            model=model,
-            available=ids,
-            status_code=status,
-            request_id=request_id,
-        )
-    if isinstance(exc, anthropic.ContentTooLargeError):
-        return make(
-            ProviderRequestError,
-            f"The request is too large for the Anthropic API ({what}). Send fewer or shorter evidence chunks.",
-        )
-    if isinstance(exc, anthropic.PaymentRequiredError):
-        return make(InvalidKeyError, f"The Anthropic account cannot pay for this request ({what}). Check billing.")
-    if status >= 500:
-        return make(
-            ProviderServerError,
-            f"The Anthropic API failed with a server error {status}, still after {retries} retries ({what}). "
-            f"Retry later, {_OFFLINE_HINT}.",
-        )
-    return make(
-        ProviderRequestError,
-        f"The Anthropic API rejected the request with {status} ({what}). " + _request_hint(api_message, model),
-    )
-
-
-REQUEST_SHAPE_HINTS = (
-    ("tool_choice", "Model {model} does not take a forced tool_choice: leave tool_choice out (auto), or ask for "
-                    "JSON with structured outputs (structured_call picks the shape from the Models API)."),
-    ("thinking", "Model {model} does not take this thinking setting: leave thinking out, or send a type the "
-                 "Models API lists for it."),
-    ("prefill", "Model {model} does not take a prefilled assistant turn: end the conversation with the user's "
-                "turn."),
-    ("temperature", "Model {model} does not take sampling parameters: leave temperature, top_p and top_k out."),
-)
-
-
-def _request_hint(api_message: str, model: str) -> str:
-    """What to change for a 400, naming the request shape the API's message is about when it is one of the known."""
-    lowered = api_message.lower()
-    for key, hint in REQUEST_SHAPE_HINTS:
-        if key in lowered:
-            return hint.format(model=model)
-    return "Fix the request (model, messages, tools, max_tokens) and retry."
 
 
 def _seconds(timeout: Any) -> float | None:
