@@ -75,4 +75,4 @@ def test_every_public_store_method_has_a_filtered_counterpart():
 
     public = {name for name in dir(KnowledgeBaseStore) if not name.startswith("_")}
     missing = sorted(public - set(dir(ScopedStore)))
-    assert not missing, f"ScopedStore must define filtered versions of {missing} (engine/identity/scope.py)"
+    assert not missing, f"ScopedStore must define filtered versions of {missing} (engine/store/scoped.py)"
