@@ -6,6 +6,7 @@ import argparse
 import json
 
 from engine.cli.common import emit, settings_from, table
+from engine.llm.usage import describe, usage_of
 
 
 def register(sub, parent: argparse.ArgumentParser) -> None:
@@ -66,7 +67,8 @@ def render_answer(p: dict) -> str:
     validation = p.get("validation") or {}
     checks = "; ".join(i["message"] for i in validation.get("issues", [])) or "all checks passed"
     lines += ["", f"validation: {checks}", "", "answer:", p["final"], "",
-              "timings (ms): " + ", ".join(f"{k}={v:.0f}" for k, v in p["timings"].items())]
+              "timings (ms): " + ", ".join(f"{k}={v:.0f}" for k, v in p["timings"].items()),
+              "model usage: " + describe(usage_of(p))]
     return "\n".join(lines)
 
 

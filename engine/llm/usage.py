@@ -114,6 +114,21 @@ def total_of(calls: Iterable[CallRecord]) -> TokenUsage:
     )
 
 
+def describe(usage: AskUsage) -> str:
+    """One line: calls, tokens and estimated cost per stage and in total ("no model calls" offline)."""
+    if not usage.total.calls:
+        return "no model calls (cost $0.00)"
+
+    def one(name: str, used: TokenUsage) -> str:
+        cost = "not priced" if used.cost_usd is None else f"${used.cost_usd:.4f}"
+        cache = (f", cache read {used.cache_read_tokens:,} / write {used.cache_write_tokens:,}"
+                 if used.cache_read_tokens or used.cache_write_tokens else "")
+        return f"{name} {used.calls} call(s), in {used.input_tokens:,}{cache}, out {used.output_tokens:,}: {cost}"
+
+    parts = [one(stage, used) for stage, used in usage.stages.items()] + [one("total", usage.total)]
+    return "; ".join(parts) + (f" (prices of {usage.prices_as_of})" if usage.prices_as_of else "")
+
+
 def usage_of(answer: Any) -> AskUsage:
     """The usage an Answer (or its stored payload) records; an empty AskUsage when it records none."""
     extra = answer.get("extra") if isinstance(answer, dict) else getattr(answer, "extra", None)

@@ -78,3 +78,14 @@ def test_offline_answers_record_zero_cost():
     empty = UsageMeter().summary()
     assert empty.total.calls == 0 and empty.total.cost_usd == 0.0 and empty.total.tokens == 0
     assert usage_of({"extra": {}}) == AskUsage() and usage_of({"extra": {"usage": empty.model_dump()}}) == empty
+
+
+def test_the_usage_line_names_each_stage_and_the_total():
+    from engine.llm.usage import describe
+
+    meter = UsageMeter()
+    meter.record("draft", "claude-sonnet-5-5", Usage(1000, 100, cache_creation_input_tokens=2000))
+    line = describe(meter.summary())
+    assert line.startswith("draft 1 call(s), in 1,000, cache read 0 / write 2,000, out 100: $0.0080")
+    assert "; total 1 call(s)" in line and line.endswith(f"(prices of {default_prices().as_of})")
+    assert describe(UsageMeter().summary()) == "no model calls (cost $0.00)"
