@@ -37,7 +37,9 @@ from engine.errors import DocumentError, EngineError
 from engine.ingest_results import (  # noqa: F401 - re-exported: ingest's public names
     STATUSES, FileResult, IngestReport, IngestStep, ProgressCallback, Status, StepCallback,
 )
-from engine.ingest_writer import FLUSH_CHUNKS, FLUSH_SECONDS, GroupWriter, chunk_row, chunk_table, write_all  # noqa: F401
+from engine.ingest_writer import (  # noqa: F401 - chunk_row, chunk_table, FLUSH_*: re-exported
+    FLUSH_CHUNKS, FLUSH_SECONDS, GroupWriter, chunk_row, chunk_table, write_all,
+)
 from engine.store.conflicts import ON_CONFLICT, OnConflict, check_on_conflict  # noqa: F401 - re-exported
 from engine.store.knowledge_bases import KnowledgeBaseStore
 from engine.store.schema import check_doc_id, check_kb_name

@@ -4,8 +4,9 @@ Files are read on a thread of their own (:class:`ReadAhead`, at most ``READ_AHEA
 writer embeds and commits. Each file is embedded on its own, within the time one file may take
 (engine/embed_budget.py), and joins a group; the group is committed once it holds ``FLUSH_CHUNKS`` chunks or its
 first file has waited ``FLUSH_SECONDS`` (checked as files arrive, between the embedding steps of a large file,
-and while the reader is slow), and before a file of more than one embedding step starts. So a file that is rejected, or slow to read or embed, holds back no other file for
-more than ``FLUSH_SECONDS``, and a run that is killed keeps every group committed before.
+and while the reader is slow), and before a file of more than one embedding step starts. So a file that is
+rejected, or slow to read or embed, holds back no other file for more than ``FLUSH_SECONDS``, and a run that is
+killed keeps every group committed before.
 
 What each file's status is (added, replaced, unchanged, skipped, a keep-both copy) is decided by the store under
 the base's write lock (engine/store/conflicts.py). Before embedding, a file the base already holds unchanged, or
@@ -128,7 +129,9 @@ class GroupWriter:
         self.pending: list[_Ready] = []
         self.since: float | None = None  # when the group's first file was ready
         self.seen: set[str] = set()  # doc ids of this batch
-        self.known = store.document_hashes(kb)  # what the base held at the last commit: for the checks before embedding
+        # what the base holds, as read at the start and as this ingest changed it: for the checks before embedding
+        # (the store decides again under the lock)
+        self.known = store.document_hashes(kb)
         self.placed: list[tuple[int, FileResult]] = []  # results by their file's place in the input
 
     # -- one file at a time ---------------------------------------------------------------
@@ -175,11 +178,11 @@ class GroupWriter:
     def _without_embedding(self, doc: SourceDoc) -> FileResult | None:
         """The result of a file the base holds unchanged (or holds at all, under skip), or None: embed it."""
         stored = self.known.get(doc.doc_id)
-        same = [i for i, h in self.known.items() if h == doc.content_hash and copy_of(doc.doc_id, i)]
-        if stored == doc.content_hash or (self.on_conflict == "keep-both" and same):
-            doc_id = doc.doc_id if stored == doc.content_hash else same[0]
-            return FileResult(doc.name, "unchanged", doc_id, doc.metadata.title,
-                              self.store.count_chunks(self.kb, doc_id))
+        same = doc.doc_id if stored == doc.content_hash else None
+        if same is None and self.on_conflict == "keep-both":  # or a kept copy holds this content
+            same = next((i for i, h in self.known.items() if h == doc.content_hash and copy_of(doc.doc_id, i)), None)
+        if same is not None:
+            return FileResult(doc.name, "unchanged", same, doc.metadata.title, self.store.count_chunks(self.kb, same))
         if stored is not None and self.on_conflict == "skip":
             existing = self.store.existing_documents(self.kb, [doc.doc_id]).get(doc.doc_id, ExistingDoc(doc.doc_id))
             return FileResult(doc.name, "skipped", doc.doc_id, existing=existing, reason=self._kept_reason(existing))
@@ -229,8 +232,10 @@ class GroupWriter:
                                                                           on_conflict=self.on_conflict)}
         self.report.commits += 1
         for ready in group:
-            self.decided(self._result(ready, outcomes[ready.doc.doc_id]), ready.at)
-        self.known = self.store.document_hashes(self.kb)
+            outcome = outcomes[ready.doc.doc_id]
+            if outcome.status in ("added", "replaced"):
+                self.known[outcome.doc_id] = ready.doc.content_hash
+            self.decided(self._result(ready, outcome), ready.at)
 
     def _result(self, ready: _Ready, outcome: Written) -> FileResult:
         doc = ready.doc
