@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from engine.language.tokens import STOP_WORDS, WORD
+from engine.language.tokens import WORD
 from engine.orchestration.strategy import Strategy
 from engine.results import Intent, RetrievalTask, SearchFilters
 
@@ -96,12 +96,16 @@ def _unique(items: Sequence[str]) -> list[str]:
 
 
 def _keywords(intent: Intent, drop: Sequence[str] = ()) -> str:
-    """Content words of the question as searched (minus stop words, time phrases and dropped entities)."""
+    """The question's words as searched, without its time phrase and the ``drop``ped entities.
+
+    Stop words stay: the full-text index leaves out its own, and dropping spaCy's longer list as well lost ranking
+    on retrieval_dev (pipeline mode, 100 queries: nDCG@10 0.759 and MRR@10 0.852 with it, 0.768 and 0.867
+    without, 0.767 and 0.860 with the old 20-word list).
+    """
     text = intent.search_query
     time = intent.constraints.time
     if time is not None and time.text:
         text = text.replace(time.text, " ")
     for entity in drop:
         text = re.sub(re.escape(entity), " ", text, flags=re.I)
-    words = [w for w in WORD.findall(text) if w.lower() not in STOP_WORDS]
-    return " ".join(words)
+    return " ".join(WORD.findall(text))
