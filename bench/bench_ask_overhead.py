@@ -40,7 +40,7 @@ from common import ROOT, pct, report
 from engine.config import default_settings, load_settings
 from engine.ingest import Ingestor
 from engine.pipeline import AskOptions, Pipeline
-from engine.reflection.units import read_sentences
+from engine.language.layout import read_sentences
 from engine.store import KnowledgeBaseStore
 from engine.store.schema import TABLE_PREFIX, chunk_schema
 from engine.store.sentences import SENTENCE_PREFIX, sentence_schema

@@ -30,7 +30,7 @@ from engine.embeddings import embedder_for
 from engine.evaluation.retrieval import EVAL_KB, dedupe_docs, read_jsonl, read_qrels, score_rankings
 from engine.ingest import Ingestor
 from engine.reflection.evaluation import evaluate_review
-from engine.reflection.offline_review import OfflineReviewer
+from engine.offline.reviewer import OfflineReviewer
 from engine.store import KnowledgeBaseStore
 
 RETRIEVAL = DATASETS / "retrieval_dev"

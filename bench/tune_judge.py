@@ -24,8 +24,9 @@ from pathlib import Path
 from common import DATASETS
 
 from engine.reflection.evaluation import detection_metrics, read_review_rows, review_rows
-from engine.reflection.judge import JudgeConfig, Judgement, OfflineJudge
-from engine.reflection.offline_review import OfflineReviewer
+from engine.offline.judge import JudgeConfig, OfflineJudge
+from engine.reflection.judgement import Judgement
+from engine.offline.reviewer import OfflineReviewer
 
 DEFAULT_FILE = DATASETS / "review_dev" / "begin_dev.jsonl"
 HALVES = {"tune": 0, "held-out": 1}

@@ -14,8 +14,8 @@ import streamlit as st
 
 from components.safe_text import cite, diff_html, encode, label, show, show_text
 from engine.documents.metadata import DEFAULT_AUTHORITY
+from engine.language.citations import citations
 from engine.language.tokens import STOP_WORDS, WORD
-from engine.reflection.text import citations
 from engine.results import Answer, Evidence, EvidenceMeta, Intent
 
 

@@ -14,12 +14,14 @@ VERDICT_LOOK = {
     "unanswerable": ("red", ":material/block:", "Evidence does not answer it"),
 }
 SIGNAL_HELP = {
+    "confidence": "P(the best candidate answers the question), from the calibrated selector.",
+    "threshold": "The confidence needed to answer, chosen for the target answered accuracy.",
     "subject_coverage": "Share of the question's named subjects that some evidence mentions.",
+    "subjects": "Subjects the question names.",
     "attribute_coverage": "Share of the asked attribute's words found in the evidence.",
-    "best_sentence": "How well the best evidence sentence fits the question (0-1).",
-    "similarity": "Embedding similarity of that sentence to the question.",
-    "typed_answer": "1 when a value of the expected type (number, date, name, code) was found.",
-    "typed_sentence": "Fit of the best sentence that holds such a value.",
+    "best_similarity": "Embedding similarity of the best-fitting evidence sentence to the question.",
+    "best_overlap": "Share of the question's words in that sentence.",
+    "top3_similarity": "Mean similarity of the three best-fitting sentences.",
     "evidence": "Evidence chunks retrieved.",
 }
 
@@ -48,8 +50,21 @@ def render_answerability(result: Answerability | None) -> None:
     if focus.attribute:
         parts.append("asked: " + " ".join(focus.attribute))
     st.caption(label(" · ".join(parts), limit=400))
-    if result.span is not None:
-        st.caption(label(f"Value found: {result.span.value} [{result.span.evidence}]", limit=300))
+    if result.confidence is not None and result.threshold is not None:
+        need = min(result.threshold, 1.0)
+        st.progress(result.confidence, text=label(
+            f"Confidence {result.confidence:.0%} · answers need {need:.0%}"
+            + (f" (target accuracy {result.target_accuracy:.0%})" if result.target_accuracy else "")
+            + (f" · selector: {result.selector}" if result.selector else ""), limit=200))
+    if result.span is not None and result.span.value:
+        st.caption(label(f"Best candidate: {result.span.value} [{result.span.evidence}]", limit=300))
+    if result.candidates:
+        st.dataframe(pd.DataFrame([{"candidate": c.value, "P": c.probability, "evidence": f"[{c.evidence}]"}
+                                   for c in result.candidates]), hide_index=True, width="stretch",
+                     column_config={"P": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")})
+    for other in result.conflicts:
+        why = f"superseded ({other.note} source chosen)" if other.note else "sources disagree"
+        st.caption(label(f"Other value: {other.value} [{other.evidence}] — {why}", limit=300))
     if result.missing:
         st.caption(label("Not found in the evidence: " + ", ".join(result.missing), limit=300))
     if result.verdict == "unanswerable" and result.closest:

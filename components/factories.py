@@ -82,7 +82,7 @@ def get_model_catalog():
 @st.cache_data(show_spinner=False)
 def get_reflection_parts(provider_id: str) -> dict:
     """Mode, generator and reviewer (model ids where the parts have one) of the default dual loop."""
-    from engine.reflection.factory import build_reflection
+    from engine.assemble import build_reflection
 
     loop = build_reflection(provider_id, "dual", settings=get_settings())
     parts = loop.describe()

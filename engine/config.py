@@ -49,6 +49,11 @@ class Settings(BaseSettings):
         description="Folder holding the LanceDB store, traces, strategies and exports.",
     )
     max_file_mb: float = Field(default=50.0, gt=0, description="Largest file accepted for ingest, in MB.")
+    answer_accuracy: float = Field(
+        default=0.8, gt=0, lt=1,
+        description="Target answered accuracy of the offline answers: a question is answered only when the "
+        "selector's confidence reaches the threshold fitted for this accuracy (higher: fewer, surer answers).",
+    )
     max_chunks_per_doc: int = Field(
         default=10_000, ge=1,
         description="Most chunks one document may make (10,000 chunks of 800 characters: about 3,000 pages).",

@@ -12,7 +12,9 @@ import importlib
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, Union
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, Sequence, Union
 
 import numpy as np
 
@@ -138,3 +140,89 @@ def embedder_for(settings: "Settings") -> AnyEmbedder:
     """The embedder the settings choose (model, batch size, backend, export cache)."""
     return get_embedder(settings.embedding_model, settings.embed_batch_size, settings.embedding_backend,
                         settings.embedding_cache_folder)
+
+
+class TextEncoder(Protocol):
+    """Anything that embeds texts into unit vectors (rows in input order)."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class VectorCache:
+    """Embeds texts through ``embedder``, remembering up to ``size`` vectors (LRU)."""
+
+    def __init__(self, embedder: TextEncoder | None = None, *, model_name: str | None = None, size: int = 20000) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        self._embedder = embedder
+        self._model_name = model_name
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def embedder(self) -> TextEncoder:
+        """The embedder, loading the configured model on first use."""
+        if self._embedder is None:
+            from engine.config import default_settings
+            from engine.embeddings import embedder_for
+
+            settings = default_settings()
+            if self._model_name and self._model_name != settings.embedding_model:
+                settings = settings.model_copy(update={"embedding_model": self._model_name})
+            self._embedder = embedder_for(settings)
+        return self._embedder
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for ``texts`` (rows in the same order)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            fresh = np.asarray(self.embedder.encode(missing), dtype=np.float32)
+            with self._lock:
+                for text, vector in zip(missing, fresh):
+                    self._vectors[text] = vector
+                    self._vectors.move_to_end(text)
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        with self._lock:
+            rows = [self._vectors.get(t) for t in texts]
+        if any(r is None for r in rows):  # evicted between the two steps: encode directly
+            return np.asarray(self.embedder.encode(list(texts)), dtype=np.float32)
+        return np.stack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+
+    def remember(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Take vectors computed elsewhere (the store's sentence vectors) as these texts' vectors."""
+        with self._lock:
+            for text, vector in vectors.items():
+                self._vectors[text] = np.asarray(vector, dtype=np.float32)
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+
+    def prime(self, texts: Sequence[str]) -> None:
+        """Embed many texts at once (faster than one call per review)."""
+        self.encode(sorted(set(texts), key=len))
+
+    @classmethod
+    def shared(cls, embedder: TextEncoder | None = None, *, model_name: str | None = None) -> VectorCache:
+        """The process-wide cache for this embedder (or model name), shared by generators and reviewers."""
+        if embedder is not None:
+            key: tuple = ("embedder", id(embedder))
+        else:
+            from engine.config import default_settings
+
+            key = ("model", model_name or default_settings().embedding_model)
+        with _SHARED_LOCK:
+            cache = _SHARED.get(key)
+            if cache is None or (embedder is not None and cache._embedder is not embedder):
+                cache = _SHARED[key] = cls(embedder, model_name=key[1] if embedder is None else None)
+            _SHARED.move_to_end(key)
+            while len(_SHARED) > _SHARED_CACHES:
+                _SHARED.popitem(last=False)
+            return cache
+
+
+_SHARED: OrderedDict[tuple, VectorCache] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+_SHARED_CACHES = 8

@@ -9,10 +9,10 @@ validation checks timeliness and comparisons with it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from engine.language import quantities
-from engine.results import Evidence, Intent
+from engine.results import Evidence, Intent, TimeConstraint
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,13 @@ class Period:
         if self.end and year > self.end.year:
             return year - self.end.year
         return 0
+
+
+def in_force(time: TimeConstraint | None, today: date | None = None) -> bool:
+    """True for a constraint that asks what is in force now ("current", "latest"): open start, ending today."""
+    if time is None or time.start is not None or time.end is None:
+        return False
+    return time.end >= (today or date.today()) - timedelta(days=1)
 
 
 def asked_period(intent: Intent, *, question_years: bool = False) -> Period | None:

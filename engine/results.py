@@ -184,6 +184,17 @@ class AnswerSpan(Frozen):
     subject: str = Field(default="", description="the side of the question this value is said of, when it has several")
 
 
+class AnswerCandidate(Frozen):
+    """A value the reader found in the evidence, with the ranker's probability that it answers the question."""
+
+    value: str
+    probability: float = Field(ge=0, le=1)
+    evidence: int = Field(ge=1, description="1-based position in Answer.evidence")
+    sentence: str = ""
+    note: str = Field(default="", description="for a conflicting value: why the answer's value stands instead "
+                                              "('newer', 'more authoritative'), or '' when neither source does")
+
+
 class Answerability(Frozen):
     """Whether the retrieved evidence answers the question (decided before drafting), and why."""
 
@@ -196,6 +207,16 @@ class Answerability(Frozen):
     span: AnswerSpan | None = None
     sides: tuple[AnswerSpan, ...] = Field(default=(), description="one value per side for 'X of A and B' questions")
     missing: tuple[str, ...] = ()
+    confidence: float | None = Field(default=None, ge=0, le=1,
+                                     description="P(the best candidate answers the question), from the selector")
+    threshold: float | None = Field(default=None, ge=0, le=1.01,
+                                    description="the confidence needed to answer, for the target answered accuracy")
+    target_accuracy: float | None = None
+    selector: str = ""
+    candidates: tuple[AnswerCandidate, ...] = ()
+    conflicts: tuple[AnswerCandidate, ...] = Field(default=(), description="other values the evidence gives for it")
+    features: dict[str, float] = Field(default_factory=dict,
+                                       description="what the selector read (kept in the trace; calibration fits on it)")
 
 
 class Answer(Frozen):

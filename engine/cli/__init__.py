@@ -10,12 +10,12 @@ import traceback
 import warnings
 from contextvars import ContextVar
 
-from engine.cli import agent_cmd, ask_cmd, db_cmd, documents_cmd, eval_cmd, experiment_cmd, serve_cmd
+from engine.cli import agent_cmd, ask_cmd, calibrate_cmd, db_cmd, documents_cmd, eval_cmd, experiment_cmd, serve_cmd
 from engine.cli.common import common_parser
 from engine.errors import EngineError
 from engine.redaction import redact_logging, redact_text
 
-COMMAND_MODULES = [documents_cmd, ask_cmd, eval_cmd, agent_cmd, experiment_cmd, db_cmd, serve_cmd]
+COMMAND_MODULES = [documents_cmd, ask_cmd, eval_cmd, calibrate_cmd, agent_cmd, experiment_cmd, db_cmd, serve_cmd]
 
 
 _JSON_ERRORS = ContextVar("json_errors", default=False)

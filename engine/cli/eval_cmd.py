@@ -43,6 +43,12 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     q.add_argument("--no-reflection", action="store_true", help="draft only, no review loop")
     q.add_argument("--when-ambiguous", choices=("caveat", "refuse"), default="caveat",
                    help="partly answering evidence: answer with a caveat (default) or refuse")
+    q.add_argument("--folds", type=int, default=None,
+                   help="also fit the answer selector on K-1 folds of these questions and score the held-out fold")
+    q.add_argument("--calibration", default=None,
+                   help="a selector file saved by `calibrate` to decide with (default: the bases' own)")
+    q.add_argument("--accuracy", type=float, default=None,
+                   help="target answered accuracy of the selector (default: the answer_accuracy setting, 0.8)")
     add_batch_options(q)
     q.set_defaults(handler=cmd_eval_qa)
 
@@ -67,7 +73,7 @@ def cmd_eval_retrieval(args) -> int:
 
 def cmd_eval_review(args) -> int:
     from engine.reflection.evaluation import METRIC_KEYS, evaluate_review
-    from engine.reflection.factory import eval_reviewer
+    from engine.assemble import eval_reviewer
 
     batch = None
     if args.batch:  # one Message Batch of reviews (engine/cli/batch_eval.py)
@@ -95,11 +101,14 @@ def cmd_eval_qa(args) -> int:
     import sys
     from pathlib import Path
 
-    from engine.evaluation.qa import METRIC_KEYS, evaluate_qa
+    from engine.evaluation.qa import METRIC_KEYS, SELECTIVE_KEYS, evaluate_qa
     from engine.pipeline import AskOptions
 
+    from engine.offline.selector import selector_from
+
     options = AskOptions(provider=args.provider, reflection=not args.no_reflection,
-                         when_ambiguous=args.when_ambiguous)
+                         when_ambiguous=args.when_ambiguous, target_accuracy=args.accuracy)
+    selector = selector_from(args.calibration) if args.calibration else None
     quiet = args.json or not sys.stderr.isatty()
     progress = None if quiet else (lambda n, total: print(f"\r{n}/{total}", end="", file=sys.stderr, flush=True))
     batch = None
@@ -109,7 +118,7 @@ def cmd_eval_qa(args) -> int:
         report, batch = eval_qa_batch(args, options)
     else:
         report = evaluate_qa(args.questions, corpus=args.corpus, k=args.k, settings=settings_from(args),
-                         limit=args.limit, options=options, progress=progress)
+                         limit=args.limit, options=options, progress=progress, folds=args.folds, selector=selector)
     payload = report.to_dict() | ({"batch": batch} if batch else {})
     if args.out:
         target = Path(args.out)
@@ -121,7 +130,10 @@ def cmd_eval_qa(args) -> int:
 
     def render(p: dict) -> str:
         tail = f"\nper-question rows written to {p['out']}" if p.get("out") else ""
-        return f"questions={p['questions']}\n" + table([p], list(METRIC_KEYS)) + tail
+        selective = "".join(f"\n{name}: " + table([figures], [k for k in ("coverage", "answered_accuracy",
+                                                                         "refusal_recall", *SELECTIVE_KEYS)])
+                            for name, figures in p.get("selective", {}).items())
+        return f"questions={p['questions']}\n" + table([p], list(METRIC_KEYS)) + selective + tail
 
     emit(args, payload, render)
     return 0

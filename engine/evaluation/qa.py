@@ -24,8 +24,10 @@ from engine.errors import EngineError
 from engine.evaluation.retrieval import EVAL_KB, read_jsonl
 from engine.evaluation.rows import require_fields, string_list
 
-METRIC_KEYS = ("coverage", "answered_accuracy", "correct_answerable", "refusal_recall", "false_answer_rate",
-               "mean_answer_chars", "p50_s", "p95_s")
+METRIC_KEYS = ("coverage", "answered_accuracy", "first_sentence_accuracy", "correct_answerable", "refusal_recall",
+               "false_answer_rate", "mean_answer_chars", "p50_s", "p95_s")
+SELECTIVE_KEYS = ("coverage_at_80", "coverage_at_90", "accuracy_at_coverage_0.2", "accuracy_at_coverage_0.4", "aurc",
+                  "roc_auc")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,14 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s.,'-]", " ", folded.lower()).split())
 
 
+def first_sentence(final: str) -> str:
+    """The answer's first sentence: the one that must state the asked value."""
+    from engine.language.sentences import split_sentences
+
+    found = split_sentences(final or "")
+    return found[0] if found else ""
+
+
 def contains_answer(final: str, answers: Sequence[str]) -> bool:
     """True when ``final`` contains one of ``answers`` after normalisation (trailing punctuation ignored)."""
     body = f" {normalise(final)} "
@@ -81,9 +91,13 @@ class QAReport:
     questions: int
     metrics: dict[str, float]
     rows: tuple[dict[str, Any], ...] = field(repr=False, default=())
+    selective: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"questions": self.questions, **self.metrics}
+        out = {"questions": self.questions, **self.metrics}
+        if self.selective:
+            out["selective"] = self.selective
+        return out
 
 
 def score(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -92,11 +106,13 @@ def score(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     unanswerable = [r for r in rows if not r["answerable"]]
     answered_ok = [r for r in answerable if r["answered"]]
     correct = sum(1 for r in answered_ok if r["correct"])
+    first = sum(1 for r in answered_ok if r.get("first_correct"))
     answered = [r for r in rows if r["answered"]]
     seconds = [r["seconds"] for r in rows] or [0.0]
     return {
         "coverage": round(len(answered_ok) / len(answerable), 4) if answerable else 0.0,
         "answered_accuracy": round(correct / len(answered_ok), 4) if answered_ok else 0.0,
+        "first_sentence_accuracy": round(first / len(answered_ok), 4) if answered_ok else 0.0,
         "correct_answerable": correct,
         "refusal_recall": round(sum(1 for r in unanswerable if not r["answered"]) / len(unanswerable), 4)
         if unanswerable else 0.0,
@@ -119,29 +135,59 @@ def run_questions(rows: Sequence[QARow], ask: Asker, progress: Callable[[int, in
         answer = ask(row.question)
         seconds = time.perf_counter() - started
         answered = answer.status == "success"
-        verdict = answer.answerability.verdict if getattr(answer, "answerability", None) else None
+        judged = getattr(answer, "answerability", None)
+        verdict = judged.verdict if judged else None
+        span = judged.span if judged else None
+        said = (span.value or span.sentence) if span is not None else ""
         out.append({
             "id": row.id, "question": row.question, "answerable": row.answerable, "gold": list(row.answers),
             "status": answer.status, "answered": answered,
             "correct": answered and contains_answer(answer.final, row.answers),
+            "first_correct": answered and contains_answer(first_sentence(answer.final), row.answers),
+            "confidence": judged.confidence if judged else None,
+            "threshold": judged.threshold if judged else None,
+            "best_right": bool(row.answerable and said and contains_answer(said, row.answers)),
+            "features": dict(judged.features) if judged else {},
             "final": answer.final, "chars": len(answer.final) if answered else 0, "seconds": round(seconds, 3),
             "answerability": verdict, "trace_id": answer.trace_id,
         })
         if progress is not None:
             progress(number, len(rows))
-    return QAReport(len(rows), score(out), tuple(out))
+    return QAReport(len(rows), score(out), tuple(out), selective_report(out))
+
+
+def selective_report(rows: Sequence[dict[str, Any]], folds: int | None = None) -> dict[str, Any]:
+    """Selective-QA figures of the recorded confidences (P that the best answer is right); with ``folds``, of a
+    selector fitted on the other folds of these same questions, answering at the threshold those folds chose."""
+    from engine.offline.calibration import SelectorRow, nested_decisions, selective_figures
+
+    scored = [r for r in rows if r.get("confidence") is not None]
+    if not scored:
+        return {}
+    out: dict[str, Any] = {}
+    threshold = float(np.median([r["threshold"] for r in scored if r.get("threshold") is not None] or [0.5]))
+    out["recorded"] = selective_figures([r["confidence"] for r in scored], [r["best_right"] for r in scored],
+                                        [r["answerable"] for r in scored], threshold)
+    if folds:
+        fit_rows = [SelectorRow(r["features"], r["best_right"], r["answerable"], r["id"]) for r in scored
+                    if r.get("features")]
+        p, answered = nested_decisions(fit_rows, folds)
+        out[f"{folds}_fold"] = selective_figures(p, [r.right for r in fit_rows], [r.answerable for r in fit_rows],
+                                                 0.5, answered)
+    return out
 
 
 def evaluate_qa(
     questions: str | Path, *, corpus: str | Path | None = None, k: int | None = None,
     settings: Settings | None = None, limit: int | None = None, options: Any = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, folds: int | None = None, selector: Any = None,
 ) -> QAReport:
     """Ask ``questions`` through the pipeline.
 
     With ``corpus`` (JSONL of ``{id, title, text}``) it is indexed into a fresh temporary store
     first; without it the knowledge bases already in ``settings.data_dir`` are used. ``k`` sets
-    the strategy's top_k and evidence limit for this run.
+    the strategy's top_k and evidence limit for this run. ``folds`` adds selective-QA figures of a selector fitted
+    on the other folds of these questions; ``selector`` (a calibrated one) decides instead of the bases' own.
     """
     from engine.pipeline import AskOptions
 
@@ -155,7 +201,7 @@ def evaluate_qa(
         if not store.list_knowledge_bases():  # every answer would "refuse" for want of documents
             raise EngineError(f"There are no knowledge bases in {base.data_dir}; index documents first "
                               "(python -m engine ingest PATH --kb NAME) or pass --corpus FILE.")
-        return run_questions(rows, _asker(base, options, k, store), progress)
+        return _with_folds(run_questions(rows, _asker(base, options, k, store, selector), progress), folds)
     corpus_rows = read_jsonl(corpus)
     with tempfile.TemporaryDirectory(prefix="rag-eval-qa-") as tmp:
         from engine.ingest import Ingestor
@@ -168,13 +214,20 @@ def evaluate_qa(
         if rejected:
             raise EngineError(f"{len(rejected)} corpus records were rejected, e.g. {rejected[0].name}: "
                               f"{rejected[0].reason}")
-        return run_questions(rows, _asker(eval_settings, options, k, store), progress)
+        return _with_folds(run_questions(rows, _asker(eval_settings, options, k, store, selector), progress), folds)
 
 
-def _asker(settings: Settings, options: Any, k: int | None, store: Any = None) -> Asker:
+def _with_folds(report: QAReport, folds: int | None) -> QAReport:
+    if not folds:
+        return report
+    return QAReport(report.questions, report.metrics, report.rows, selective_report(report.rows, folds))
+
+
+def _asker(settings: Settings, options: Any, k: int | None, store: Any = None, selector: Any = None) -> Asker:
     from engine.pipeline import Pipeline
 
     pipeline = Pipeline(settings, store)
+    pipeline.fixed_selector = selector
     if k is not None:
         if k < 1:
             raise EngineError("--k must be at least 1.")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from engine.language.tokens import WORD
 from engine.orchestration.strategy import Strategy
+from engine.periods import in_force
 from engine.results import Intent, RetrievalTask, SearchFilters
 
 
@@ -55,7 +56,7 @@ class StrategyRouter:
                        + (f"; source constraint x{cw.source}" if boost != 1.0 else "") + spelling,
             ))
         time = intent.constraints.time
-        if time is not None and (time.start or time.end):
+        if time is not None and (time.start or time.end) and not in_force(time):  # "current": every date qualifies
             kb = s.regulations_kb if s.regulations_kb in self.knowledge_bases else primary
             where = f"the {kb} base" + ("" if kb == s.regulations_kb else f" (no {s.regulations_kb!r} base)")
             tasks.append(RetrievalTask(

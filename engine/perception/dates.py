@@ -29,6 +29,7 @@ RESOLVERS: dict[str, tuple[str, ...]] = {
     "last_n": ("n", "unit"),
     "rolling": ("unit",),
     "calendar": ("unit",),
+    "now": (),
 }
 
 _MONTHS = {name[:3]: i for i, name in enumerate(MONTHS, start=1)}
@@ -123,6 +124,11 @@ def _calendar(g: dict[str, str | None], today: date, offset: int) -> DateRange |
     return start, min(end, today)
 
 
+def _now(g: dict[str, str | None], today: date, offset: int) -> DateRange | None:
+    """What is in force today: any date up to today (the newest source in force wins; see validation)."""
+    return None, today
+
+
 _RESOLVE: dict[str, Callable[[dict[str, str | None], date, int], DateRange | None]] = {
     "range": _range,
     "since": _since,
@@ -132,4 +138,5 @@ _RESOLVE: dict[str, Callable[[dict[str, str | None], date, int], DateRange | Non
     "last_n": _last_n,
     "rolling": _rolling,
     "calendar": _calendar,
+    "now": _now,
 }

@@ -27,6 +27,10 @@ class AskOptions(BaseModel):
         default="caveat",
         description="when the evidence only partly answers the question: answer with the caveat stated, or refuse",
     )
+    target_accuracy: float | None = Field(
+        default=None, gt=0, lt=1,
+        description="answered accuracy the offline answer selector aims for (None: the answer_accuracy setting)",
+    )
     user: str | None = Field(default=None, max_length=200,
                              description="who asked (recorded in the trace; traces are shown to the user who asked)")
     previous_question: str | None = Field(

@@ -11,7 +11,9 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from engine.config import Settings
-from engine.answerability import AnswerabilityEvaluator, refusal_text
+from engine.offline.answerability import ReaderAnswerability
+from engine.offline.calibrate import SelectorStore
+from engine.offline.refusal import refusal_text
 from engine.errors import EngineError, KnowledgeBaseError, SearchError
 from engine.orchestration import StrategyRouter, StrategyStore
 from engine.output_safety import safe_answer
@@ -20,7 +22,7 @@ from engine.perception.followup import resolve_followup
 from engine.pipeline.events import ask_extras, first_draft, span_listener
 from engine.pipeline.options import AskOptions
 from engine.pipeline.replan import DEEPER, MOST_K, adjust_plan, widen
-from engine.results import Answer, Intent, Validation
+from engine.results import Answer, Answerability, Intent, Validation
 from engine.retrieval import Retriever
 from engine.retrieval.retriever import AskMemo, RetrievalResult, task_label
 from engine.store import KnowledgeBaseStore
@@ -46,7 +48,7 @@ class Pipeline:
 
             perception = get_perception()
         if reflection_factory is None:
-            from engine.reflection import build_reflection as reflection_factory
+            from engine.assemble import build_reflection as reflection_factory
         if validator is None:
             from engine.validation import Validator
 
@@ -58,8 +60,10 @@ class Pipeline:
         self.reflection_factory = reflection_factory
         self.validator = validator
         self.provider = provider  # an explicit Provider object (tests: ScriptedProvider)
-        self.answerability = answerability or AnswerabilityEvaluator(model_name=settings.embedding_model)
+        self.answerability = answerability or ReaderAnswerability(model_name=settings.embedding_model)
         self.fixed_strategy: tuple[str, Strategy] | None = None  # (label, strategy) used instead of the store's
+        self.selectors = SelectorStore(settings)
+        self.fixed_selector = None  # a Selector used instead of the bases' calibrated one (eval --calibration)
 
     def with_store(self, store: KnowledgeBaseStore) -> "Pipeline":
         """This pipeline over another view of the store (e.g. limited to one user's bases); the rest is shared."""
@@ -155,6 +159,8 @@ class Pipeline:
         excluded: set[str] = set()
         understood = intent.corrected_query or question  # with misspellings corrected
         self.answerability.prepare(understood)  # read while retrieval waits on the store
+        # calibrated on the user's own questions for these bases, if any
+        selector = self.fixed_selector or self.selectors.for_bases(bases)
         # the first searches fetch as deep as a widened retry asks, which then reads their rows instead of searching
         memo = AskMemo(depth=DEEPER, most=MOST_K)
         while True:
@@ -176,7 +182,9 @@ class Pipeline:
             with tracer.span("answerability"):
                 judged = self.answerability.run(understood, intent, retrieved.evidence,
                                                 known_vectors={**retrieved.query_vectors,
-                                                               **retrieved.sentence_vectors})
+                                                               **retrieved.sentence_vectors},
+                                                accuracy=options.target_accuracy or self.settings.answer_accuracy,
+                                                selector=selector)
             state["answerability"] = judged
             notify("answerability", {"answerability": judged})
             if judged.verdict == "unanswerable" and not widened:
@@ -197,7 +205,7 @@ class Pipeline:
                     dated = windows[0] if windows and len(windows) == len(tasks) else None
                     outcome = _refusal(refusal_text(judged, [t.knowledge_base for t in tasks], dated))
                 else:
-                    outcome = self._reflect(loop, understood, retrieved, intent, options)
+                    outcome = self._reflect(loop, understood, retrieved, intent, options, judged)
             state["outcome"] = outcome
             notify("reflection", {"outcome": outcome})
 
@@ -241,11 +249,14 @@ class Pipeline:
                    **({"user": options.user} if options.user else {}), **followup},
         ), self.settings.allowed_link_hosts)  # links and images in documents never reach the answer as links
 
-    def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions) -> dict:
+    def _reflect(self, loop, question: str, retrieved: RetrievalResult, intent: Intent, options: AskOptions,
+                 judged: Answerability) -> dict:
         evidence = retrieved.evidence
         if not options.reflection:
             started = time.perf_counter()
-            draft, cited = first_draft(loop, question, evidence, intent) if evidence else ("", ())
+            uses = getattr(loop.generator, "uses_answerability", False)
+            draft, cited = first_draft(loop, question, evidence, intent,
+                                       *((judged,) if uses else ())) if evidence else ("", ())
             ms = (time.perf_counter() - started) * 1000
             if not evidence:
                 return {"draft": "", "reviews": (), "revised": "", "final": _NO_EVIDENCE, "candidate": "",
@@ -253,7 +264,7 @@ class Pipeline:
                         "timings": {"draft": ms}}
             return {"draft": draft, "reviews": (), "revised": draft, "final": draft, "candidate": draft,
                     "status": "success", "iterations": 0, "rounds": [], "timings": {"draft": ms}, "citations": cited}
-        result = loop.run(question, evidence, intent)
+        result = loop.run(question, evidence, intent, judged)
         candidate = result.revised or result.draft
         return {"draft": result.draft, "reviews": tuple(result.reviews), "revised": result.revised,
                 "final": result.final, "candidate": candidate, "status": result.status,

@@ -15,8 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engine.reflection.text import CITATION, split_sentences
 from engine.llm.base import ChatResponse, TextBlock
+from engine.language.citations import CITATION
+from engine.language.sentences import split_sentences
 from engine.results import Evidence, Frozen
 
 CACHE_BREAKPOINT = {"type": "ephemeral"}

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.reflection.text import split_sentences
+from engine.language.sentences import split_sentences
 from engine.results import Correction, Evidence, Review, ReviewIssue
 
 _IMPERATIVE = (r"(?:you|your|ignore|disregard|forget|must|do not|don't|never|always|call|use|run|execute|delete|"

@@ -19,8 +19,9 @@ from engine import prompts
 from engine.llm.base import Provider, ToolSpec
 from engine.llm.errors import UnusableReplyError
 from engine.llm.structured import structured_call
-from engine.reflection.judge import Judgement
-from engine.reflection.text import normalise_phrase, strip_citations
+from engine.reflection.judgement import Judgement
+from engine.language.citations import strip_citations
+from engine.language.tokens import normalise_phrase
 
 JUDGEMENT_SCHEMA: dict[str, Any] = {
     "type": "object",

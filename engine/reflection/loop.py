@@ -22,8 +22,9 @@ from engine.llm.streaming import StreamEvent, StreamRestart, TextDelta
 from engine.llm.usage import AskUsage, UsageMeter
 from engine.reflection.citing import CitedSpan
 from engine.reflection.protocols import Generator, Reviewer
-from engine.reflection.text import split_sentences, words
-from engine.results import Correction, Evidence, Frozen, Intent, Review
+from engine.language.sentences import split_sentences
+from engine.language.tokens import words
+from engine.results import Answerability, Correction, Evidence, Frozen, Intent, Review
 
 Listener = Callable[[str, dict[str, Any]], None]
 RoundAction = Literal["accepted", "corrected", "revised", "refused"]
@@ -221,14 +222,20 @@ class ReflectionLoop:
             return default
         return " / ".join(dict.fromkeys(_name(part) for part in parts))
 
-    def run(self, question: str, evidence: Sequence[Evidence], intent: Intent) -> ReflectionResult:
-        """Draft, review and fix until accepted or out of rounds."""
+    def run(self, question: str, evidence: Sequence[Evidence], intent: Intent,
+            answerability: Answerability | None = None) -> ReflectionResult:
+        """Draft, review and fix until accepted or out of rounds.
+
+        ``answerability``, the pipeline's verdict on the evidence, goes to a generator that declares
+        ``uses_answerability`` (the offline one leads with its value).
+        """
         evidence = tuple(evidence)
         if not evidence:
             return ReflectionResult(status="refused", refusal_reason=NO_EVIDENCE, final=NO_EVIDENCE, mode=self.mode)
         totals = {"draft": 0.0, "review": 0.0, "revise": 0.0}
         started = time.perf_counter()
-        answer, cited = self.draft(question, evidence, intent)
+        uses = answerability is not None and getattr(self.generator, "uses_answerability", False)
+        answer, cited = self.draft(question, evidence, intent, *((answerability,) if uses else ()))
         draft = answer
         totals["draft"] = _ms(started)
         reviews: list[Review] = []

@@ -5,9 +5,12 @@ Evidence is always numbered [1]..[n] in the order given, and answers cite it tha
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol, Sequence, runtime_checkable
 
-from engine.results import Evidence, Intent, Review
+import numpy as np
+
+from engine.results import Answerability, Evidence, Intent, Review
 
 
 @runtime_checkable
@@ -29,4 +32,20 @@ class Reviewer(Protocol):
 
     def review(self, question: str, evidence: Sequence[Evidence], answer: str) -> Review:
         """A review of ``answer``; malformed reviewer output becomes a ``format`` issue, never an exception."""
+        ...
+
+
+@runtime_checkable
+class AnswerabilityJudge(Protocol):
+    """Decides before drafting whether the numbered evidence answers the question, with which value, how surely."""
+
+    def prepare(self, question: str) -> None:
+        """Start reading ``question`` while retrieval runs (may do nothing)."""
+        ...
+
+    def run(self, question: str, intent: Intent, evidence: Sequence[Evidence],
+            known_vectors: Mapping[str, np.ndarray] | None = None, *, accuracy: float | None = None,
+            selector=None) -> Answerability:
+        """The verdict; ``accuracy`` is the target answered accuracy its threshold is chosen for, ``selector`` a
+        decision calibrated for the asked bases (None: the judge's own)."""
         ...

@@ -32,7 +32,7 @@ from engine.store.search import read_rows, run_all
 
 log = logging.getLogger(__name__)
 
-from engine.reflection.units import read_sentences
+from engine.language.layout import read_sentences
 
 SENTENCE_PREFIX = "sv_"
 SENTENCES = "sentences"

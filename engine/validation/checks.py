@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from engine.reflection.text import citations, compared_entities, is_key_statement, split_sentences, strip_citations
+from engine.language.citations import citations, strip_citations
+from engine.language.layout import is_key_statement
+from engine.language.sentences import split_sentences
+from engine.validation.comparison import compared_entities
 from engine.results import Evidence, Intent, ValidationIssue
 from engine.validation.comparison import check_comparison, entity_evidence
 from engine.validation.timeliness import check_timeliness, newest_in_series

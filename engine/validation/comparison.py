@@ -14,20 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.language import lexicons
-from engine.language.quantities import years
-from engine.language.tokens import WORD
-from engine.reflection.text import (
-    STOPWORDS,
-    citations,
-    compared_entities,
-    content_words,
-    figures,
-    mentions,
-    numbers,
-    split_sentences,
-    stem,
-    strip_citations,
-)
+from engine.language.citations import citations, strip_citations
+from engine.language.quantities import figures, numbers, years
+from engine.language.sentences import split_sentences
+from engine.language.tokens import STOP_WORDS as STOPWORDS
+from engine.language.tokens import WORD, content_words, mentions, stem
 from engine.results import Evidence, Intent, ValidationIssue
 from engine.periods import Period, about, asked_period, distance, when
 
@@ -59,6 +50,18 @@ class Value:
     item: Evidence
     sentence: str
 
+
+
+def compared_entities(intent: Intent) -> list[str]:
+    """The entities a question compares: all of them for a "compare" question, else two or more of one kind."""
+    texts = list(dict.fromkeys(e.text for e in intent.entities if e.text.strip()))
+    if intent.action == "compare":
+        return texts if len(texts) >= 2 else []
+    by_label: dict[str, list[str]] = {}
+    for entity in intent.entities:
+        if entity.text.strip() and entity.text not in by_label.setdefault(entity.label, []):
+            by_label[entity.label].append(entity.text)
+    return next((names for names in by_label.values() if len(names) >= 2), [])
 
 def _quote(sentence: str, width: int = 80) -> str:
     body = strip_citations(sentence)

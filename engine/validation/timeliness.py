@@ -6,7 +6,9 @@ A sentence fails when it cites, without also citing the current source,
 2. evidence that marks itself superseded or cancelled, while another retrieved document, dated inside
    the question's window (or, without a window, later), covers the same subject;
 3. only evidence from outside the question's window while evidence inside it was retrieved
-   (with nothing inside the window retrieved, evidence dated before the window still fails).
+   (with nothing inside the window retrieved, evidence dated before the window still fails);
+4. for a question about what is in force ("current", "latest"): a figure that a newer or more authoritative
+   retrieved document gives otherwise, for the same thing (a sentence sharing most of its words, the same unit).
 What period a chunk is from follows ``engine.periods.about``; unknown dates never count as outside.
 """
 
@@ -16,11 +18,12 @@ import re
 from collections.abc import Sequence
 
 from engine.language import lexicons
-from engine.reflection.text import (
-    citations, content_words, coverage, mentions, normalise_phrase, split_sentences, strip_citations,
-)
-from engine.results import Evidence, Intent, ValidationIssue
-from engine.periods import Period, about, asked_period
+from engine.language.citations import citations, strip_citations
+from engine.language.quantities import canonical_unit, figures
+from engine.language.sentences import split_sentences
+from engine.language.tokens import content_words, coverage, mentions, normalise_phrase
+from engine.periods import Period, about, asked_period, in_force
+from engine.results import Evidence, EvidenceMeta, Intent, ValidationIssue
 
 SAME_SUBJECT_SHARE = 0.6
 """Share of a document title's content words that the superseded statement (with its chunk's title and best
@@ -128,6 +131,36 @@ def relayed_old_revision(evidence: Sequence[Evidence], sentence: str,
     return None
 
 
+def stands_above(a: EvidenceMeta, b: EvidenceMeta) -> bool:
+    """``a`` supersedes ``b`` as a source: ahead on date or authority and behind on neither (an unknown date is
+    behind any known one)."""
+    newer = a.update_date is not None and (b.update_date is None or a.update_date > b.update_date)
+    return (newer and a.authority >= b.authority) or (a.authority > b.authority and (newer or a.update_date ==
+                                                                                      b.update_date))
+
+
+def superseding_figure(evidence: Sequence[Evidence], sentence: str, cited: Sequence[Evidence]) -> tuple | None:
+    """(old figure, cited item, newer item, its figure) when a source standing above every cited one gives another
+    value in the same unit for what ``sentence`` states (one of its sentences shares ``SAME_SUBJECT_SHARE`` of the
+    statement's words)."""
+    said = [f for f in figures(strip_citations(sentence)) if f.unit]
+    if not said or not cited:
+        return None
+    cited_docs = {c.doc_id for c in cited}
+    for other in evidence:
+        if other.doc_id in cited_docs or not all(stands_above(other.metadata, c.metadata) for c in cited):
+            continue
+        for line in split_sentences(other.text):
+            if coverage(sentence, line) < SAME_SUBJECT_SHARE:
+                continue
+            theirs = [f for f in figures(line) if f.unit]
+            for mine in said:
+                same_unit = [f for f in theirs if canonical_unit(f.unit) == canonical_unit(mine.unit)]
+                if same_unit and all(f.value != mine.value for f in same_unit):
+                    return mine, cited[0], other, same_unit[0]
+    return None
+
+
 def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) -> list[ValidationIssue]:
     """Statements cited only to superseded or out-of-window evidence while current evidence was retrieved."""
     period = asked_period(intent)
@@ -173,6 +206,14 @@ def check_timeliness(answer: str, evidence: Sequence[Evidence], intent: Intent) 
                 add("superseded", old, f"{_quote(sentence)} cites [{number[id(old)]}] {revision_label(old)}, which "
                                        f"is marked superseded, but [{number[id(new)]}] {revision_label(new)}, "
                                        f"{where}, covers the same subject; cite the current document.")
+        if not flagged and in_force(intent.constraints.time) and not _PAST.search(strip_citations(sentence)):
+            found = superseding_figure(evidence, sentence, cited)
+            if found is not None:
+                mine, old, new, theirs = found
+                flagged = True
+                add("in_force", old, f"{_quote(sentence)} gives {mine.text} from [{number[id(old)]}] "
+                                     f"{revision_label(old)}, but [{number[id(new)]}] {revision_label(new)}, newer or "
+                                     f"more authoritative, gives {theirs.text}; the question asks what is in force.")
         if flagged or period is None or not cited:
             continue
         # the cited line's own years first: "Average brake life in 2023: ..." in a 2025 manual is about 2023

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from engine.reflection.factory import build_reflection
+from engine.assemble import build_reflection
 from engine.evaluation.batch import BatchState, evaluate_review_in_batches
 from engine.llm.anthropic_provider import AnthropicProvider
 from engine.llm.models import ModelResolver

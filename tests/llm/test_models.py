@@ -11,7 +11,7 @@ from engine.errors import EngineError
 from engine.llm.anthropic_provider import AnthropicProvider
 from engine.llm.errors import ProviderRequestError, UnknownModelError
 from engine.llm.models import FALLBACK_MODELS, ModelResolver
-from engine.reflection import build_reflection
+from engine.assemble import build_reflection
 
 pytestmark = pytest.mark.unit
 

@@ -48,7 +48,7 @@ def test_packaged_rules_load() -> None:
         (
             "pattern = '\\b(?P<when>{{date}})",
             "pattern = '\\b({{date}})",
-            "time[12].pattern",
+            "time[13].pattern",
             "resolver 'period' needs the named group(s) (?P<when>...)",
         ),
         ("pattern = '\\b(?-i:[A-D])-check", "pattern = '\\b(?-i:[A-D]-check", "entities[5].pattern", "invalid regular"),

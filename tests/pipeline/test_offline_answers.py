@@ -15,8 +15,12 @@ from engine.config import load_settings
 from engine.errors import KnowledgeBaseError
 from engine.pipeline import Pipeline
 from engine.pipeline.options import AskOptions
-from engine.reflection import OfflineGenerator, OfflineReviewer, ReflectionLoop
-from engine.reflection.text import citations, figures, split_sentences, strip_citations
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import ReflectionLoop
+from engine.language.citations import citations, strip_citations
+from engine.language.quantities import figures
+from engine.language.sentences import split_sentences
 from engine.results import Answer
 from engine.validation.checks import newest_in_series
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.reflection.binding import bind, subjects_agree
+from engine.offline.binding import bind, subjects_agree
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.reflection import OfflineReviewer
+from engine.offline.reviewer import OfflineReviewer
 from tests.reflection.builders import evidence
 
 pytestmark = pytest.mark.integration

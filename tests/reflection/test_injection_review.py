@@ -6,7 +6,9 @@ import pytest
 
 from engine.llm.scripted import ScriptedProvider
 from engine.prompts import get
-from engine.reflection import LLMGenerator, LLMReviewer, OfflineGenerator, OfflineReviewer, ReflectionLoop
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import LLMGenerator, LLMReviewer, ReflectionLoop
 from engine.reflection.injection import find_instructions
 from engine.reflection.schema import ISSUE_TYPES, schema_errors
 from tests.reflection.builders import BRAKE_PIN, evidence, intent

@@ -11,10 +11,12 @@ import pytest
 from engine.llm.base import ChatResponse, TextBlock
 from engine.llm.capabilities import ModelCapabilities
 from engine.llm.scripted import ScriptedProvider
-from engine.reflection import JudgeConfig, Judgement, OfflineJudge, OfflineReviewer, SupportJudge
+from engine.offline.judge import JudgeConfig, OfflineJudge
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import Judgement, SupportJudge
 from engine.reflection.llm_judge import LLMJudge
-from engine.reflection.support import EvidenceIndex
-from engine.reflection.text import words
+from engine.offline.support import EvidenceIndex
+from engine.language.tokens import words
 from tests.reflection.builders import evidence
 
 pytestmark = pytest.mark.unit

@@ -11,17 +11,11 @@ from engine.llm.base import ChatResponse, Refusal, TextBlock, ToolUseBlock
 from engine.llm.capabilities import ModelCapabilities
 from engine.llm.errors import ModelRefusalError, OutputCutOffError
 from engine.llm.scripted import ScriptedProvider
-from engine.reflection import (
-    REVIEW_SCHEMA,
-    LLMGenerator,
-    LLMReviewer,
-    OfflineGenerator,
-    OfflineReviewer,
-    OfflineSelfReviewer,
-    ReflectionLoop,
-    build_reflection,
-)
-from engine.reflection.factory import eval_reviewer
+from engine.assemble import OfflineSelfReviewer, build_reflection
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import LLMGenerator, LLMReviewer, REVIEW_SCHEMA, ReflectionLoop
+from engine.assemble import eval_reviewer
 from tests.reflection.builders import AMM_REV12, BRAKE_PIN, intent
 
 pytestmark = pytest.mark.unit

@@ -6,8 +6,11 @@ from datetime import date
 
 import pytest
 
-from engine.reflection import OfflineGenerator, OfflineReviewer, ReflectionLoop, build_reflection, schema_errors
-from engine.reflection.offline_generate import NO_ANSWER
+from engine.assemble import build_reflection
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import ReflectionLoop, schema_errors
+from engine.offline.generator import NO_ANSWER
 from engine.results import Review, ReviewIssue
 from tests.reflection.builders import AMM_REV11, AMM_REV12, BRAKE_PIN, FAULT_CODES, SHOP_NOTE, evidence, intent
 

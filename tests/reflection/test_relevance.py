@@ -8,9 +8,12 @@ from datetime import date
 import numpy as np
 import pytest
 
-from engine.reflection import OfflineGenerator, OfflineReviewer, ReflectionLoop
-from engine.reflection.support import EvidenceIndex, VectorCache
-from engine.reflection.text import citations
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import ReflectionLoop
+from engine.embeddings import VectorCache
+from engine.offline.support import EvidenceIndex
+from engine.language.citations import citations
 from tests.reflection.builders import evidence, intent
 
 FAULT = "What does fault code E4027 mean?"

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from engine.llm.scripted import ScriptedProvider
-from engine.reflection import LLMReviewer, OfflineGenerator, OfflineReviewer, ReflectionLoop
+from engine.offline.generator import OfflineGenerator
+from engine.offline.reviewer import OfflineReviewer
+from engine.reflection import LLMReviewer, ReflectionLoop
 from engine.results import Review, ReviewIssue
 from tests.reflection.builders import BRAKE_PIN, evidence, intent
 

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.reflection.text import (
-    absolute_words,
-    canonical_unit,
-    citations,
-    coverage,
-    figures,
-    is_key_statement,
-    name_spans,
-    named_tokens,
-    negated_words,
-    negations,
-    split_sentences,
-    strip_citations,
-    units_agree,
-    with_citation,
-)
+from engine.language.citations import citations, strip_citations, with_citation
+from engine.language.layout import is_key_statement
+from engine.language.names import name_spans, named_tokens
+from engine.language.negation import absolute_words, negated_words, negations
+from engine.language.quantities import canonical_unit, figures, units_agree
+from engine.language.sentences import split_sentences
+from engine.language.tokens import coverage
 
 pytestmark = pytest.mark.unit
 
@@ -69,7 +60,7 @@ def test_units_normalise_rates_and_drop_qualifiers():
 
 
 def test_mentions_ignores_case_hyphens_and_partial_words():
-    from engine.reflection.text import mentions
+    from engine.language.tokens import mentions
 
     assert mentions("The Wheel-Axle nut", "wheel axle")
     assert mentions("CFM56-7B limits", "cfm56 7b")
@@ -77,7 +68,7 @@ def test_mentions_ignores_case_hyphens_and_partial_words():
 
 
 def test_compared_entities_need_compare_or_two_of_a_kind():
-    from engine.reflection.text import compared_entities
+    from engine.validation.comparison import compared_entities
     from engine.results import Entity, Intent
 
     def make(action, *pairs):

@@ -6,10 +6,11 @@ from datetime import date
 
 import pytest
 
-from engine.reflection.focus import Focus, asks_for, code_kind, match, missing_from, names, question_focus
-from engine.reflection.offline_generate import question_parts
-from engine.reflection.text import figures
-from engine.reflection.units import evidence_units, trim_record
+from engine.language.codes import code_kind, names
+from engine.offline.focus import asks_for, Focus, match, missing_from, question_focus
+from engine.offline.generator import question_parts
+from engine.language.quantities import figures
+from engine.language.layout import evidence_units, trim_record
 from engine.results import Constraints, Entity, EvidenceMeta, Intent, TimeConstraint
 
 pytestmark = pytest.mark.unit
@@ -141,7 +142,7 @@ def test_questions_that_ask_several_things_are_split_into_parts():
 
 
 def test_a_fenced_code_block_is_one_code_unit_quoted_as_written():
-    from engine.reflection.units import QUOTABLE, evidence_units
+    from engine.language.layout import evidence_units, QUOTABLE
 
     text = "## Installation\n\n```sh pip install tablekit ```\n\nThen import it.\n\n```python\nimport tablekit\n```"
     units = [(u.kind, u.text) for u in evidence_units(text)]

@@ -101,7 +101,7 @@ def test_budget_helpers():
 def test_a_cut_chunk_keeps_its_own_beginning_so_its_sentences_read_as_the_stored_ones():
     """Line breaks and headings stay: the check splits the cut text into the sentences stored for the chunk (and
     finds their vectors), where a text rejoined with single spaces read "Purpose This advisory circular ..."."""
-    from engine.reflection.units import read_sentences
+    from engine.language.layout import read_sentences
 
     text = ("# AC 121-OIL-1\n\n## 1. Purpose\n\nThis circular gives guidance on oil consumption monitoring.\n"
             "Operators should trend consumption per engine.\n\n## 2. Limits\n\nThe alert level is 80 % of the "

@@ -82,9 +82,9 @@ class Recording:
     def prepare(self, question):
         self.inner.prepare(question)
 
-    def run(self, question, intent, evidence, known_vectors=None):
+    def run(self, question, intent, evidence, known_vectors=None, **options):
         self.known = dict(known_vectors or {})
-        return self.inner.run(question, intent, evidence, known_vectors=known_vectors)
+        return self.inner.run(question, intent, evidence, known_vectors=known_vectors, **options)
 
 
 def test_the_check_gets_the_question_and_the_linked_passage_as_vectors_already_computed(pipeline):

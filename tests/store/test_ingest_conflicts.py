@@ -7,8 +7,8 @@ import pytest
 
 from engine.errors import KnowledgeBaseError
 from engine.identity import Identity
-from engine.store.scoped import ScopedStore
 from engine.ingest import Ingestor, IngestStep, make_doc_id
+from engine.store.scoped import ScopedStore
 
 pytestmark = pytest.mark.integration
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.answerability.evaluator import AnswerabilityEvaluator
 from engine.config import load_settings
 from engine.ingest import Ingestor
-from engine.reflection.support import VectorCache
-from engine.reflection.units import read_sentences
+from engine.embeddings import VectorCache
+from engine.offline.answerability import ReaderAnswerability
+from engine.language.layout import read_sentences
 from engine.results import Evidence, EvidenceMeta, Intent
 from engine.store import KnowledgeBaseStore
 from engine.store.sentences import SENTENCE_PREFIX, SENTENCES, VECTORS
@@ -117,8 +117,8 @@ def test_the_check_embeds_only_the_question_when_the_evidence_vectors_are_known(
     question = "What is the final torque of the axle nut?"
     known = filled.sentence_vectors([("manuals", row["chunk_id"])])
     counted = CountingEmbedder(filled.embedder)
-    with_known = AnswerabilityEvaluator(VectorCache(counted)).run(question, Intent(action="lookup", raw_query=question), evidence,
-                                                                  known_vectors=known)
+    intent = Intent(action="lookup", raw_query=question)
+    with_known = ReaderAnswerability(VectorCache(counted)).run(question, intent, evidence, known_vectors=known)
     assert counted.texts == [question]
-    plain = AnswerabilityEvaluator(VectorCache(filled.embedder)).run(question, Intent(action="lookup", raw_query=question), evidence)
+    plain = ReaderAnswerability(VectorCache(filled.embedder)).run(question, intent, evidence)
     assert with_known.model_dump() == plain.model_dump()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.validation.comparison import Attribute, spelled_out, states_value
-from engine.reflection.text import stem
+from engine.language.tokens import stem
 from tests.reflection.builders import evidence
 
 pytestmark = pytest.mark.unit

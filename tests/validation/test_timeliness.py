@@ -187,3 +187,32 @@ def test_a_later_document_quoting_the_asked_years_figure_counts_as_inside():
                         "Riverton staff handbook", updated=date(2025, 1, 10))
     assert check_timeliness("Parks spending in 2023 was $4.1 million [1].",
                             [handbook, fx.ANNUAL_REPORT_2023], IN_2023) == []
+
+
+# -- what is in force ------------------------------------------------------------------------------------
+
+from engine.results import Evidence, EvidenceMeta  # noqa: E402
+
+CURRENT = Intent(action="lookup", raw_query="What is the current day pass fare on the ferry?",
+                 constraints=Constraints(time=TimeConstraint(text="current", end=date.today())))
+LEAFLET = Evidence(chunk_id="leaflet#1", doc_id="leaflet", knowledge_base="kb", score=0.9,
+                   text="The day pass fare on the ferry is 12 EUR for adults.",
+                   metadata=EvidenceMeta(title="Visitor leaflet", update_date=date(2021, 4, 1), authority=2))
+TARIFF = Evidence(chunk_id="tariff#1", doc_id="tariff", knowledge_base="kb", score=0.8,
+                  text="From 1 May the day pass fare on the ferry is 14 EUR for adults.",
+                  metadata=EvidenceMeta(title="Ferry tariff 2025", update_date=date(2025, 4, 20), authority=5))
+
+
+def test_an_in_force_answer_fails_when_a_newer_more_authoritative_source_gives_another_value():
+    issue = only(check_timeliness("The day pass fare on the ferry is 12 EUR [1].", [LEAFLET, TARIFF], CURRENT))
+    assert issue.chunk_id == "leaflet#1" and "14 EUR" in issue.message and "[2]" in issue.message
+
+
+def test_the_value_in_force_passes_and_a_value_marked_as_past_passes():
+    assert check_timeliness("The day pass fare on the ferry is 14 EUR [2].", [LEAFLET, TARIFF], CURRENT) == []
+    assert check_timeliness("The fare was 12 EUR before the new tariff [1].", [LEAFLET, TARIFF], CURRENT) == []
+
+
+def test_without_an_in_force_question_the_older_value_is_not_judged_here():
+    plain = Intent(action="lookup", raw_query="What does the leaflet give as the day pass fare?")
+    assert check_timeliness("The day pass fare on the ferry is 12 EUR [1].", [LEAFLET, TARIFF], plain) == []

@@ -1,0 +1,154 @@
+"""Answerability from the reader: does the evidence answer the question, with which value, and how sure is it?
+
+The question is read (``engine.language.question``), the evidence sentences ranked, candidates found and scored by
+the learned ranker (``engine.offline.reader``); the selector (``engine.offline.selector``) turns the best
+candidate's score and the evidence signals into P(the answer is right), and the question is answered only when P
+reaches the threshold for the target answered accuracy. The reason shown is built from what was measured, so it
+never claims more than the evidence shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import date
+
+import numpy as np
+
+from engine.language.question import VALUE_TYPES, QuestionReading, read_question
+from engine.offline.conflicts import current_only, resolve
+from engine.offline.model import packaged
+from engine.offline.reader import Candidate, candidates, rank_sentences
+from engine.offline.selector import Selector, default_selector, selector_features
+from engine.offline.signals import found_subjects, question_signals
+from engine.results import AnswerCandidate, AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
+
+CLOSEST = 3
+"""Documents listed with a refusal."""
+SHOWN_CANDIDATES = 5
+"""Candidates kept in the result for the Ask page."""
+
+
+class ReaderAnswerability:
+    """The offline answerability stage: ``run(question, intent, evidence)`` -> :class:`Answerability`."""
+
+    name = "reader"
+
+    def __init__(self, cache=None, *, model_name: str | None = None, selector: Selector | None = None,
+                 accuracy: float | None = None, today=date.today) -> None:
+        if accuracy is not None and not 0 < accuracy < 1:
+            raise ValueError("accuracy must be a target answered accuracy between 0 and 1, e.g. 0.8")
+        if cache is None:
+            from engine.embeddings import VectorCache
+
+            cache = VectorCache.shared(model_name=model_name)
+        self.cache = cache
+        self.selector = selector or default_selector()
+        self.accuracy = accuracy
+        self.today = today
+
+    def prepare(self, question: str) -> None:
+        """Read the question ahead (the pipeline calls this while retrieval waits on the store)."""
+        from engine.language import nlp
+
+        nlp.parse_ahead([" ".join(question.split())])
+
+    def run(self, question: str, intent: Intent, evidence: Sequence[Evidence],
+            known_vectors: Mapping[str, np.ndarray] | None = None, *, accuracy: float | None = None,
+            selector: Selector | None = None) -> Answerability:
+        """The verdict for ``question`` over ``evidence`` (numbered [1]..[n] in this order)."""
+        if known_vectors:
+            self.cache.remember(known_vectors)
+        reading = read_question(" ".join(question.split()), tuple(e.text for e in intent.entities))
+        selector = selector or self.selector
+        target = accuracy if accuracy is not None else self.accuracy
+        threshold = selector.threshold_for(target)
+        focus = AnswerFocus(answer_type=reading.answer_type, subjects=reading.subjects, attribute=reading.attribute)
+        base = {"focus": focus, "threshold": round(threshold, 4), "selector": selector.name,
+                "target_accuracy": target}
+        if not evidence:
+            return Answerability(verdict="unanswerable", reason="No evidence was retrieved for this question.",
+                                 signals={"evidence": 0.0}, **base)
+        sentences = rank_sentences(reading, evidence, self.cache.encode)
+        ranked = current_only(rank(candidates(reading, evidence, sentences, today=self.today())), evidence,
+                              question, intent)
+        ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score))
+        signals = question_signals(reading, evidence, sentences)
+        features = selector_features(reading, signals, ranked)
+        p = selector.probability(features)
+        _, missing = found_subjects(reading, evidence)
+        closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
+        shown = tuple(AnswerCandidate(value=c.text, probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
+                                      sentence=c.sentence.text) for c in _distinct(ranked)[:SHOWN_CANDIDATES])
+        best = ranked[0] if ranked else None
+        span = _span(best, reading, evidence) if best is not None else None
+        signals = {**signals, "confidence": round(p, 4), "threshold": round(threshold, 4)}
+        disputed = tuple(AnswerCandidate(value=c.rival.text, probability=round(_sigmoid(c.rival.score), 4),
+                                         evidence=c.rival.sentence.evidence, sentence=c.rival.sentence.text,
+                                         note=c.preferred_because) for c in conflicts)
+        base.update(signals=signals, closest=closest, candidates=shown, confidence=round(p, 4), span=span,
+                    conflicts=disputed, features={k: round(v, 5) for k, v in features.items()},
+                    missing=tuple(missing),
+                    best_evidence=tuple(dict.fromkeys(evidence[s.evidence - 1].chunk_id for s in sentences[:3])))
+        if best is not None and p >= threshold:
+            even = [c for c in disputed if not c.note]
+            if even:  # sources of equal standing disagree: answer with both, as a caveat
+                others = "; ".join(f"[{c.evidence}] gives '{c.value}'" for c in even)
+                return Answerability(verdict="ambiguous", reason=f"The sources disagree: [{best.sentence.evidence}] "
+                                     f"gives '{best.text}'; {others}.", **base)
+            return Answerability(verdict="answerable", reason=_yes(best, p, threshold, target), **base)
+        return Answerability(verdict="unanswerable", reason=_no(best, p, threshold, target, missing, reading), **base)
+
+
+def rank(found: Sequence[Candidate]) -> list[Candidate]:
+    """``found`` scored by the packaged ranker, best first."""
+    model = packaged("ranker")
+    return sorted((replace(c, score=model.logit(c.features)) for c in found),
+                  key=lambda c: (-c.score, c.sentence.rank, c.start))
+
+
+def _distinct(ranked: Sequence[Candidate]) -> list[Candidate]:
+    seen, out = set(), []
+    for c in ranked:
+        if c.key not in seen:
+            seen.add(c.key)
+            out.append(c)
+    return out
+
+
+def _sigmoid(z: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-max(min(z, 40.0), -40.0))))
+
+
+def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence]) -> AnswerSpan:
+    """The answer's lead: the value (for a question that asks for one) and the sentence it stands in."""
+    value = best.text if reading.wants_value else ""
+    item = evidence[best.sentence.evidence - 1]
+    return AnswerSpan(value=value, sentence=best.sentence.text, evidence=best.sentence.evidence,
+                      chunk_id=item.chunk_id, quotable=best.sentence.kind in ("prose", "record", "fragment", "code"))
+
+
+def _sure(p: float, threshold: float, target: float | None) -> str:
+    aim = f" for about {target or 0.8:.0%} answered accuracy" if threshold <= 1 else ""
+    return f"confidence {p:.0%}; answers need {min(threshold, 1):.0%}{aim}"
+
+
+def _yes(best: Candidate, p: float, threshold: float, target: float | None) -> str:
+    return f"Evidence [{best.sentence.evidence}] gives '{best.text}' ({_sure(p, threshold, target)})."
+
+
+def _no(best: Candidate | None, p: float, threshold: float, target: float | None, missing: Sequence[str],
+        reading: QuestionReading) -> str:
+    parts = []
+    if missing:
+        parts.append("no retrieved document mentions " + ", ".join(repr(m) for m in missing))
+    if best is None:
+        parts.append(f"no sentence in the evidence holds a candidate for {reading.describe()}")
+        return "; ".join(parts).capitalize() + "."
+    parts.append(f"the closest candidate is '{best.text}' in [{best.sentence.evidence}], but the engine is not sure "
+                 f"enough that it answers the question ({_sure(p, threshold, target)})")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+__all__ = ["ReaderAnswerability", "rank", "VALUE_TYPES"]

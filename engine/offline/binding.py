@@ -1,0 +1,125 @@
+"""Which subject each figure of a sentence is said of: "The B737 limit is 300 N.m, the A320 limit is 270 N.m"
+binds 300 N.m to the B737 and 270 N.m to the A320.
+
+A sentence is cut into segments at ";", "," and dashes; a segment without a figure joins the next
+one ("For the A320, the limit is 300 N.m"). The only figure of a segment is said of every name
+(codes and capitalised names, see ``text.name_spans``) in it. Where a segment holds several, a
+figure is said of the names between it and the figure before it, and of a name introduced right
+after it by a preposition ("300 N.m for the B737 and 270 N.m for the A320"). A figure with no
+name in its segment takes the nearest name in the sentence; one in a sentence without names is
+bound to nothing, and then any subject may hold it; so is a figure said of an unnamed thing the sentence
+describes ("produced by a man born in 1965").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from engine.language.codes import code_kind, names
+from engine.language.citations import strip_citations
+from engine.language.names import name_spans
+from engine.language.quantities import Figure, located_figures
+
+_CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
+_DESCRIBED = re.compile(r"\b(?:a|an)\s+(?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*\s+(?:who|whose|that|which|born|[a-z]+ed)\b"
+                        r"[^;]*$")
+"""An unnamed thing described right before a figure ("produced by a man born in 1965"): the figure is said of that
+thing, not of the name before it."""
+_ATTACHED = re.compile(r"\s*(?:for|of|on|in|at|by|from|with|per)\s+(?:the\s+|a\s+|an\s+)?")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A figure, where it starts in the sentence, and the names it is said of (lower case)."""
+
+    figure: Figure
+    start: int
+    subjects: frozenset[str]
+
+
+def bind(sentence: str) -> list[Bound]:
+    """Each figure of ``sentence`` with the subjects it is said of."""
+    clean = strip_citations(sentence)
+    figures = located_figures(clean)
+    if not figures:
+        return []
+    spans = name_spans(clean)
+    out: list[Bound] = []
+    for start, end in _segments(clean, [at for at, _ in figures]):
+        inside = [(at, f) for at, f in figures if start <= at < end]
+        local = [n for n in spans if start <= n[0] and n[1] <= end]
+        boundary = start
+        for position, (at, figure) in enumerate(inside):
+            stop = at + len(figure.text)
+            following = inside[position + 1][0] if position + 1 < len(inside) else end
+            if len(inside) == 1:  # the only figure of its segment: said of every name there
+                chosen = {n[2] for n in local}
+            else:
+                chosen = {n[2] for n in local if boundary <= n[0] and n[1] <= at}
+            attached = _ATTACHED.match(clean, stop)
+            claimed = stop
+            if attached is not None:
+                after = next((n for n in local if n[0] == attached.end()), None)
+                if after is not None:
+                    chosen.add(after[2])
+                    claimed = after[1]
+            if not chosen:
+                chosen = {n[2] for n in local if stop <= n[0] and n[1] <= following}
+            if not chosen and spans:
+                chosen = {min(spans, key=lambda n: min(abs(n[0] - stop), abs(at - n[1])))[2]}
+            if _DESCRIBED.search(clean[max([n[1] for n in spans if n[1] <= at] + [0]): at]):
+                chosen = set()  # "... was produced by a man born in 1965": not said of the film
+            out.append(Bound(figure, at, frozenset(chosen)))
+            boundary = claimed
+    return out
+
+
+def _segments(text: str, figure_starts: list[int]) -> list[tuple[int, int]]:
+    """Segment bounds; a segment holding no figure is merged into the next (or, last, the previous)."""
+    cuts = [0] + [m.end() for m in _CUT.finditer(text)] + [len(text)]
+    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+    merged: list[tuple[int, int]] = []
+    pending: int | None = None
+    for a, b in pieces:
+        a = pending if pending is not None else a
+        if any(a <= at < b for at in figure_starts):
+            merged.append((a, b))
+            pending = None
+        else:
+            pending = a
+    if pending is not None:
+        if merged:
+            merged[-1] = (merged[-1][0], len(text))
+        else:
+            merged.append((pending, len(text)))
+    return merged
+
+
+def subjects_agree(mine: frozenset[str] | set[str], theirs: frozenset[str] | set[str]) -> bool:
+    """True unless, for a kind of subject both sides name, none of one side is one of the other.
+
+    Kinds: capitalised names, and codes by their shape (``focus.code_kind``: "A320" and "B737" are
+    one kind, a part number "3-1612-7" another). A name that contains, is contained in or is a
+    variant of the other matches ("Okafor" / "Beth Okafor", "A320" / "A320neo"). An aircraft
+    type on one side and only a part number on the other say nothing against each other.
+    """
+    if not mine or not theirs:
+        return True
+    ours, others = _by_kind(mine), _by_kind(theirs)
+    return all(any(_same(a, b) for a in ours[kind] for b in others[kind]) for kind in ours.keys() & others.keys())
+
+
+def _by_kind(subjects: frozenset[str] | set[str]) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for subject in subjects:
+        kind = code_kind(subject) if any(ch.isdigit() for ch in subject) else "name"
+        kinds.setdefault(kind, []).append(subject)
+    return kinds
+
+
+def _same(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    wa, wb = set(a.split()), set(b.split())
+    return wa <= wb or wb <= wa or names(a, b) or names(b, a)

@@ -1,0 +1,95 @@
+"""Values that disagree: a superseded revision is not an answer, and when sources give different values for what
+was asked, the one in force is preferred and the other is named, never silently dropped.
+
+Ranked candidates come in best first. A candidate from an older revision of a document series whose newer revision
+was retrieved is left out, unless the question asks for that revision ("in Rev 10", "in 2021"). Among the rest, a
+close rival of the best one (same kind of value, another document, another value) is a conflict: the newer source
+of at least the same authority, or the more authoritative one of at least the same date, is preferred; sources of
+equal standing are both named in the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.language.tokens import normalise_phrase
+from engine.offline.reader import Candidate
+from engine.results import Evidence, EvidenceMeta, Intent
+
+VALUE_KINDS = frozenset({"quantity", "number", "money", "percent", "date", "code", "field"})
+"""Candidate kinds whose values can disagree (a name and a figure never do)."""
+RIVAL_SHARE = 0.5
+"""A rival's ranker probability must be at least this share of the best one's to count as a conflicting answer: below
+it the ranker itself already tells them apart. Set on sample_docs' superseded torque values; not tuned on held-out
+data."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Another value for what was asked, and why the chosen one stands ("newer", "more authoritative", "")."""
+
+    rival: Candidate
+    preferred_because: str
+
+
+def current_only(ranked: Sequence[Candidate], evidence: Sequence[Evidence], question: str,
+                 intent: Intent) -> list[Candidate]:
+    """``ranked`` without candidates from an older revision of a retrieved series the question does not ask for."""
+    from engine.offline.focus import asks_for
+    from engine.validation.timeliness import newest_in_series
+
+    out = []
+    for c in ranked:
+        item = evidence[c.sentence.evidence - 1]
+        newer = newest_in_series(evidence, item)
+        if newer is not None and not asks_for(question, item.metadata, intent, newer.metadata.update_date):
+            continue
+        out.append(c)
+    return out
+
+
+def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) -> tuple[list[Candidate],
+                                                                                          list[Conflict]]:
+    """``ranked`` with the value in force first, and the conflicts with it (``probability(candidate)`` in [0, 1])."""
+    if not ranked or ranked[0].kind not in VALUE_KINDS:
+        return ranked, []
+    top = ranked[0]
+    floor = RIVAL_SHARE * probability(top)
+    rivals = [c for c in ranked[1:10] if c.kind == top.kind and probability(c) >= floor
+              and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
+              and normalise_phrase(c.text) != normalise_phrase(top.text)
+              and normalise_phrase(top.text) not in normalise_phrase(c.text)
+              and normalise_phrase(c.text) not in normalise_phrase(top.text)]
+    if not rivals:
+        return ranked, []
+    best = top
+    for rival in rivals:
+        if _beats(evidence[rival.sentence.evidence - 1].metadata, evidence[best.sentence.evidence - 1].metadata):
+            best = rival
+    if best is not top:
+        ranked = [best] + [c for c in ranked if c is not best]
+    conflicts = []
+    mine = evidence[best.sentence.evidence - 1].metadata
+    for rival in [top, *rivals]:
+        if rival is best:
+            continue
+        conflicts.append(Conflict(rival, _why(mine, evidence[rival.sentence.evidence - 1].metadata)))
+    return ranked, conflicts
+
+
+def _beats(a: EvidenceMeta, b: EvidenceMeta) -> bool:
+    """``a`` stands above ``b``: ahead on date or authority and behind on neither (an unknown date is behind)."""
+    newer = a.update_date is not None and (b.update_date is None or a.update_date > b.update_date)
+    same_date = a.update_date == b.update_date
+    return (newer and a.authority >= b.authority) or (a.authority > b.authority and (newer or same_date))
+
+
+def _why(mine: EvidenceMeta, theirs: EvidenceMeta) -> str:
+    newer = mine.update_date and (theirs.update_date is None or mine.update_date > theirs.update_date)
+    higher = mine.authority > theirs.authority
+    if newer and mine.authority >= theirs.authority:
+        return "newer"
+    if higher and not (theirs.update_date and mine.update_date and theirs.update_date > mine.update_date):
+        return "more authoritative"
+    return ""

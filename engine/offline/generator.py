@@ -1,0 +1,127 @@
+"""The offline generator: an extractive, cited answer that states the asked value first.
+
+The answerability verdict comes in as an argument (the pipeline decided it before drafting). Its span gives the
+lead: for a question that asks for a value, a sentence stating the value with its citation ("The final torque of
+the axle nut is 325 N.m [2]."), then the evidence sentence it stands in; for any other question, that sentence
+itself. A comparison gets one sentence for each compared thing. Nothing else is added: every sentence of the answer
+answers the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.language.citations import citations, strip_citations, with_citation
+from engine.language.layout import readable_record
+from engine.language.question import read_question
+from engine.language.sentences import split_sentences
+from engine.language.tokens import mentions
+from engine.offline.lead import lead_sentence
+from engine.offline.reader import rank_sentences
+from engine.periods import about, asked_period
+from engine.results import Answerability, Evidence, Intent, Review
+
+NO_ANSWER = "The documents do not answer this question."
+
+
+class OfflineGenerator:
+    """Composes and revises extractive answers with [n] citations, without a model call."""
+
+    uses_answerability = True
+    """The review loop passes the pipeline's answerability verdict to ``draft``."""
+
+    def __init__(self, *, cache=None, model_name: str | None = None, reader=None) -> None:
+        if cache is None:
+            from engine.embeddings import VectorCache
+
+            cache = VectorCache.shared(model_name=model_name)
+        self.cache = cache
+        self._reader = reader
+        self.name = "offline-generator"
+
+    @property
+    def reader(self):
+        """The answerability stage used when ``draft`` is called without a verdict (tests, the CLI's draft-only)."""
+        if self._reader is None:
+            from engine.offline.answerability import ReaderAnswerability
+
+            self._reader = ReaderAnswerability(self.cache)
+        return self._reader
+
+    def draft(self, question: str, evidence: Sequence[Evidence], intent: Intent,
+              answerability: Answerability | None = None) -> str:
+        """The answer: the lead (the asked value with its citation), its source sentence, one per compared thing."""
+        if not evidence:
+            return NO_ANSWER
+        judged = answerability if answerability is not None else self.reader.run(question, intent, evidence)
+        out: list[str] = []
+        span = judged.span
+        if span is not None:
+            source = with_citation(readable_record(span.sentence), [span.evidence])
+            if span.value:
+                out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
+            out.append(source)
+        for other in judged.conflicts:
+            out.append(_conflict_sentence(other))
+        for entity_sentence in self._compared(question, evidence, intent, out):
+            out.append(entity_sentence)
+        if not out:
+            return NO_ANSWER
+        return " ".join(dict.fromkeys(out))
+
+    def _compared(self, question: str, evidence: Sequence[Evidence], intent: Intent, chosen: list[str]) -> list[str]:
+        """For "compare A and B": the best sentence naming each of them, in the question's period when it has one."""
+        from engine.validation.comparison import compared_entities
+
+        entities = compared_entities(intent)
+        if len(entities) < 2:
+            return []
+        reading = read_question(" ".join(question.split()), tuple(e.text for e in intent.entities))
+        ranked = rank_sentences(reading, evidence, self.cache.encode)
+        period = asked_period(intent)
+        if period is not None:  # a sentence of the asked period first, then the rest in rank order
+            ranked = sorted(ranked, key=lambda s: about(evidence[s.evidence - 1], period, s.text) is not True)
+        out: list[str] = []
+        for entity in entities:
+            if any(mentions(strip_citations(c), entity) for c in chosen + out):
+                continue
+            others = [e for e in entities if e != entity]
+            own = [s for s in ranked if mentions(s.text, entity) or mentions(evidence[s.evidence - 1].metadata.title,
+                                                                               entity)]
+            alone = next((s for s in own if not any(mentions(s.text, o) for o in others)), None)
+            pick = alone or (own[0] if own else None)
+            if pick is not None:
+                out.append(with_citation(readable_record(pick.text), [pick.evidence]))
+        return out
+
+    def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
+        """Apply ``review``: corrections in place; sentences flagged as unsupported or off the question dropped."""
+        out: list[str] = []
+        for sentence in split_sentences(answer):
+            fixed = sentence
+            for correction in review.corrections:
+                if correction.original and correction.original in fixed:
+                    fixed = fixed.replace(correction.original, correction.corrected)
+            kinds = {i.type for i in review.issues if _about(i.location, sentence)}
+            if kinds & {"fact", "logic", "citation", "injection"} and fixed == sentence:
+                continue  # unsupported and not corrected: drop it
+            if not citations(fixed) and evidence:
+                continue
+            out.append(fixed)
+        return " ".join(out) or NO_ANSWER
+
+
+def _conflict_sentence(other) -> str:
+    """Another value the evidence gives: marked superseded when the answer's source stands above it."""
+    if other.note:
+        return f"The value {other.value} in [{other.evidence}] is superseded: the answer's source is {other.note}."
+    return f"[{other.evidence}] gives a different value: {other.value} [{other.evidence}]."
+
+
+def _about(location: str, sentence: str) -> bool:
+    """True when an issue's location points at ``sentence``."""
+    if not location:
+        return False
+    a, b = strip_citations(location).strip().lower(), strip_citations(sentence).strip().lower()
+    return bool(a) and (a == b or a in b or (len(a) > 20 and b in a))
+

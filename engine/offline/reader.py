@@ -1,0 +1,399 @@
+"""The answer reader: every span of the evidence that could answer a question, with the features a learned ranker
+scores it by.
+
+The evidence is cut into sentences (``engine.language.sentences``); the sentences that fit the question best
+(embedding similarity and shared words) are parsed with spaCy, and each gives candidates: its named entities,
+noun phrases (with and without their modifiers), numbers with units, dates, codes, and the sides of an "A or B"
+question. Each candidate is described by features of the candidate in its sentence (its kind against the
+expected answer type, the question words near it and its place in the parse) and of the sentence and its
+evidence (similarity, rank, subjects named, retrieval score, credibility, date), in the spirit of the
+feature-based reader of the SQuAD paper (Rajpurkar et al. 2016). ``engine.offline.ranker`` scores them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+import numpy as np
+
+from engine.language import nlp
+from engine.language.codes import CODE, VERSION
+from engine.language.question import QuestionReading
+from engine.language.names import MONTHS
+from engine.language.quantities import YEAR, located_figures
+from engine.language.layout import QUOTABLE, evidence_units
+from engine.language.tokens import STOP_WORDS, normalise_phrase, stem, words
+from engine.results import Evidence
+
+SENTENCES = 8
+"""Sentences parsed for candidates per question (the best by the sentence model; see ``rank_sentences``). With the
+sentence model, cross-validated (tools/train_reader.py sentences): the gold answer stands in the top 8 for 0.97 of
+squad2's and 0.86 of qa_dev's questions whose evidence holds it (top 6: 0.96 and 0.79); each more sentence adds
+candidates to tell apart and parse time."""
+MAX_CANDIDATE_WORDS = 12
+"""Longest candidate: an answer is a phrase, not a clause."""
+NEAR = 6
+"""Tokens either side of a candidate counted as its neighbourhood."""
+_LABEL_KIND = {"PERSON": "person", "NORP": "group", "FAC": "place", "ORG": "organisation", "GPE": "place",
+               "LOC": "place", "PRODUCT": "work", "EVENT": "event", "WORK_OF_ART": "work", "LAW": "work",
+               "LANGUAGE": "group", "DATE": "date", "TIME": "date", "PERCENT": "percent", "MONEY": "money",
+               "QUANTITY": "quantity", "ORDINAL": "number", "CARDINAL": "number"}
+"""spaCy entity labels as candidate kinds."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One evidence sentence: its text, its evidence number [n], its fit to the question and its rank."""
+
+    text: str
+    evidence: int
+    kind: str
+    similarity: float
+    overlap: float
+    rank: int = 0
+    heading: str = ""
+    features: Mapping[str, float] = field(default_factory=dict, repr=False, compare=False)
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A span that could answer the question: its text, kind, sentence, and the features the ranker reads."""
+
+    text: str
+    kind: str
+    sentence: Sentence
+    start: int
+    end: int
+    features: Mapping[str, float] = field(default_factory=dict, repr=False)
+    score: float = 0.0
+
+    @property
+    def key(self) -> str:
+        return normalise_phrase(self.text)
+
+
+def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vectors) -> list[Sentence]:
+    """Every readable sentence of ``evidence``, most likely to hold the answer first (the packaged sentence model
+    over ``sentence_features``; similarity plus shared words when it is not fitted yet).
+
+    ``vectors(texts)`` returns unit vectors, the question's first: the store keeps the evidence sentences'.
+    """
+    rows: list[tuple[str, int, str, str, int]] = []
+    for number, item in enumerate(evidence, start=1):
+        heading, position = "", 0
+        for unit in evidence_units(item.text):
+            if unit.kind == "heading":
+                heading = unit.text
+            if unit.kind in QUOTABLE or unit.kind in ("long", "table"):
+                rows.append((unit.text, number, unit.kind, heading, position))
+                position += 1
+    if not rows:
+        return []
+    matrix = vectors([reading.text] + [r[0] for r in rows])
+    sims = matrix[1:] @ matrix[0]
+    asked = _question_stems(reading)
+    subject_keys = [normalise_phrase(s) for s in reading.subjects]
+    top_score = max((e.score for e in evidence), default=1.0) or 1.0
+    linked = _linked(evidence)
+    model = _sentence_model()
+    scored = []
+    for (text, number, kind, heading, position), sim in zip(rows, sims):
+        own = {stem(w) for w in words(text)}
+        overlap = len(asked & own) / len(asked) if asked else 0.0
+        features = sentence_features(reading, text, kind, float(sim), overlap, position, number,
+                                     max(evidence[number - 1].score, 0.0) / top_score, subject_keys,
+                                     normalise_phrase(evidence[number - 1].metadata.title), linked.get(number, 0))
+        score = model.logit(features) if model is not None else float(sim) + 0.5 * overlap
+        scored.append(Sentence(text, number, kind, float(sim), overlap, heading=heading, features=features,
+                               score=score))
+    scored.sort(key=lambda s: (-s.score, s.evidence))
+    return [replace(s, rank=rank) for rank, s in enumerate(scored)]
+
+
+_TYPE_CUES = {
+    "date": lambda t: bool(YEAR.search(t)) or any(m in t.lower() for m in MONTHS),
+    "number": lambda t: any(ch.isdigit() for ch in t),
+    "quantity": lambda t: any(ch.isdigit() for ch in t),
+    "money": lambda t: any(ch in t for ch in "$€£¥") or "dollar" in t.lower(),
+    "percent": lambda t: "%" in t or "percent" in t.lower(),
+}
+
+
+def sentence_features(reading: QuestionReading, text: str, kind: str, similarity: float, overlap: float,
+                      position: int, number: int, evidence_score: float, subject_keys: Sequence[str],
+                      title: str, linked: int = 0) -> dict[str, float]:
+    """What says a sentence may hold the answer: its fit to the question, its place and its evidence's rank, and
+    whether it holds something of the expected kind (a year for "when", a figure for "how many")."""
+    body = f" {normalise_phrase(text)} "
+    named = sum(1 for k in subject_keys if k and f" {k} " in body) / len(subject_keys) if subject_keys else 0.0
+    titled = sum(1 for k in subject_keys if k and f" {k} " in f" {title} ") / len(subject_keys) if subject_keys else 0.0
+    cue = _TYPE_CUES.get(reading.answer_type)
+    capitals = sum(1 for w in text.split()[1:] if w[:1].isupper())
+    return {
+        "similarity": similarity,
+        "overlap": overlap,
+        "subject": named,
+        "title_subject": titled,
+        "first": float(position == 0),
+        "position_log": math.log1p(position),
+        "evidence_rank_inv": 1.0 / number,
+        "evidence_score": evidence_score,
+        "words_log": math.log1p(len(text.split())),
+        "typed": float(cue(text)) if cue else 0.0,
+        "capitals_log": math.log1p(capitals),
+        "linked": float(linked > 0),
+        "linked_from_top": float(0 < linked <= 3),
+        f"unit={kind}": 1.0,
+        f"type={reading.answer_type}|capitals": min(capitals, 4) / 4,
+        f"type={reading.answer_type}|typed": float(cue(text)) if cue else 0.0,
+    }
+
+
+BRIDGE_MIN_CHARS = 4
+"""Shorter titles are too generic to link two documents."""
+
+
+def _linked(evidence: Sequence[Evidence]) -> dict[int, int]:
+    """Evidence one hop away: its document's title is named in another document's retrieved text. Maps [n] to the
+    best-ranked [m] that names it ("... based on the life of James Stockdale" links the page titled "James
+    Stockdale"), the second passage of a two-step question."""
+    out: dict[int, int] = {}
+    texts = [(m, normalise_phrase(e.text), normalise_phrase(e.metadata.title)) for m, e in enumerate(evidence, 1)]
+    for n, item in enumerate(evidence, start=1):
+        title = normalise_phrase(item.metadata.title)
+        if len(title) < BRIDGE_MIN_CHARS:
+            continue
+        for m, text, other_title in texts:
+            if m != n and other_title != title and f" {title} " in f" {text} ":
+                out[n] = m
+                break
+    return out
+
+
+def _sentence_model():
+    from engine.errors import ConfigError
+    from engine.offline.model import packaged
+
+    try:
+        return packaged("sentences")
+    except ConfigError:
+        return None
+
+
+def _question_stems(reading: QuestionReading) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(reading.text) if w not in STOP_WORDS and len(w) > 1)
+
+
+def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences: Sequence[Sentence],
+               today: date | None = None, limit: int = SENTENCES) -> list[Candidate]:
+    """The candidates of the ``limit`` best sentences, each with its features."""
+    top = list(sentences[:limit])
+    if not top:
+        return []
+    docs = nlp.parse([s.text for s in top])
+    asked = _question_stems(reading)
+    subject_keys = [normalise_phrase(s) for s in reading.subjects]
+    context = _EvidenceContext.of(evidence, today)
+    found: list[Candidate] = []
+    for sentence, doc in zip(top, docs):
+        spans = _spans(doc, reading, sentence)
+        if not spans:
+            continue
+        tokens = [stem(t.lower_) for t in doc]
+        hits = [i for i, s in enumerate(tokens) if s in asked and doc[i].lower_ not in STOP_WORDS]
+        body = normalise_phrase(sentence.text)
+        title = normalise_phrase(evidence[sentence.evidence - 1].metadata.title)
+        named = sum(1 for k in subject_keys if k and f" {k} " in f" {body} ") / len(subject_keys) if subject_keys else 0.0
+        titled = sum(1 for k in subject_keys if k and f" {k} " in f" {title} ") / len(subject_keys) if subject_keys else 0.0
+        for start, end, kind, text in spans:
+            found.append(Candidate(text, kind, sentence, start, end, _features(
+                reading, doc, start, end, kind, text, hits, asked, sentence, named, titled, context)))
+    _relative(found)
+    return found
+
+
+def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int, int, str, str]]:
+    """(first token, end token, kind, text) of each candidate span in ``doc``, without repeats."""
+    out: dict[tuple[int, int], tuple[int, int, str, str]] = {}
+
+    def add(start: int, end: int, kind: str) -> None:
+        while start < end and (doc[start].is_punct or doc[start].pos_ in ("DET", "CCONJ", "ADP", "PRON")
+                               or doc[start].lower_ in STOP_WORDS and not doc[start].like_num):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].pos_ in ("CCONJ", "ADP", "DET", "PART")):
+            end -= 1
+        if start >= end or end - start > MAX_CANDIDATE_WORDS:
+            return
+        text = doc[start:end].text
+        if not any(ch.isalnum() for ch in text):
+            return
+        out.setdefault((start, end), (start, end, kind, text))
+
+    for ent in doc.ents:
+        add(ent.start, ent.end, _LABEL_KIND.get(ent.label_, "name"))
+    for chunk in doc.noun_chunks:
+        kind = "name" if chunk.root.pos_ == "PROPN" else "phrase"
+        add(chunk.start, chunk.end, kind)
+        sub = list(chunk.root.subtree)
+        if len(sub) > chunk.end - chunk.start:  # the phrase with its modifiers ("the conquest of England")
+            add(sub[0].i, sub[-1].i + 1, kind)
+    by_char = {t.idx: t.i for t in doc}
+    ends = {t.idx + len(t.text): t.i + 1 for t in doc}
+    for at, figure in located_figures(doc.text):
+        start, end = by_char.get(at), ends.get(at + len(figure.text))
+        if start is not None and end is not None:
+            add(start, end, "quantity" if figure.unit else "number")
+    for pattern, kind in ((CODE, "code"), (VERSION, "code")):
+        for match in pattern.finditer(doc.text):
+            start, end = by_char.get(match.start()), ends.get(match.end())
+            if start is not None and end is not None:
+                add(start, end, kind)
+    for choice in reading.choices:
+        key = normalise_phrase(choice)
+        for chunk in [*doc.noun_chunks, *doc.ents]:
+            if key and (normalise_phrase(chunk.text) == key or key in normalise_phrase(chunk.text).split(" ")):
+                add(chunk.start, chunk.end, "choice")
+    if sentence.kind == "record":  # "Key: value; Key: value": each value is a candidate
+        for start, end in _record_values(doc):
+            add(start, end, "field")
+    return sorted(out.values())
+
+
+def _record_values(doc) -> list[tuple[int, int]]:
+    out, start = [], None
+    for token in doc:
+        if token.text == ":":
+            start = token.i + 1
+        elif token.text == ";" and start is not None:
+            out.append((start, token.i))
+            start = None
+    if start is not None:
+        out.append((start, len(doc)))
+    return out
+
+
+@dataclass(frozen=True)
+class _EvidenceContext:
+    scores: tuple[float, ...]
+    credibility: tuple[float, ...]
+    recency: tuple[float, ...]
+
+    @classmethod
+    def of(cls, evidence: Sequence[Evidence], today: date | None) -> _EvidenceContext:
+        dates = [e.metadata.update_date for e in evidence]
+        known = sorted({d for d in dates if d})
+        recency = tuple((known.index(d) / max(len(known) - 1, 1)) if d in known and len(known) > 1 else 0.5
+                        for d in dates)
+        top = max((e.score for e in evidence), default=1.0) or 1.0
+        return cls(tuple(max(e.score, 0.0) / top for e in evidence), tuple(e.credibility for e in evidence), recency)
+
+
+def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, text: str, hits: list[int],
+              asked: frozenset[str], sentence: Sentence, named: float, titled: float,
+              context: _EvidenceContext) -> dict[str, float]:
+    span = doc[start:end]
+    root = span.root
+    own = [stem(t.lower_) for t in span if not t.is_punct and t.lower_ not in STOP_WORDS]
+    in_question = sum(1 for s in own if s in asked) / len(own) if own else 1.0
+    inside = [i for i in hits if start <= i < end]
+    outside = [i for i in hits if not start <= i < end]
+    distance = min((start - i if i < start else i - end + 1 for i in outside), default=99)
+    near = len({doc[i].lower_ for i in outside if start - NEAR <= i < end + NEAR})
+    head = root.head
+    path = _path(doc, root, outside)
+    n = sentence.evidence - 1
+    at = reading.answer_type
+    f: dict[str, float] = {
+        "bias": 1.0,
+        "sent_similarity": sentence.similarity,
+        "sent_overlap": sentence.overlap,
+        "sent_rank_inv": 1.0 / (1 + sentence.rank),
+        "sent_model": max(min(sentence.score, 10.0), -10.0) / 10.0,
+        "sent_linked": sentence.features.get("linked", 0.0),
+        "sent_first": sentence.features.get("first", 0.0),
+        "sent_subject": named,
+        "sent_title_subject": titled,
+        "evidence_score": context.scores[n],
+        "evidence_rank_inv": 1.0 / sentence.evidence,
+        "credibility": context.credibility[n],
+        "recency": context.recency[n],
+        "in_question": in_question,
+        "all_in_question": float(in_question >= 1.0),
+        "question_inside": float(bool(inside)),
+        "distance_log": math.log1p(distance) if distance < 99 else math.log1p(30),
+        "no_question_word": float(distance >= 99),
+        "near": min(near, 5) / 5,
+        "path_log": math.log1p(path) if path < 99 else math.log1p(12),
+        "head_in_question": float(stem(head.lower_) in asked and head.i not in range(start, end)),
+        "words_log": math.log1p(end - start),
+        "position": start / max(len(doc), 1),
+        "capitalised": float(text[:1].isupper()),
+        "digit": float(any(ch.isdigit() for ch in text)),
+        "is_head": float(bool(reading.head) and root.lemma_.lower() == reading.head),
+        "choice": float(kind == "choice"),
+        f"kind={kind}": 1.0,
+        f"type={at}|kind={kind}": 1.0,
+        f"wh={reading.wh or '-'}|dep={root.dep_}": 1.0,
+        f"type={at}|dep={root.dep_}": 1.0,
+        f"type={at}|unit={sentence.kind}": 1.0,
+        f"type={at}|ent={root.ent_type_ or '-'}": 1.0,
+    }
+    if reading.relation:
+        f["relation_head"] = float(head.lemma_.lower() == reading.relation)
+    if reading.wh_head:  # "Who designed X" and "Osei designed X": the answer hangs where the wh-phrase hangs
+        same_head = head.lemma_.lower() == reading.wh_head and head.i not in range(start, end)
+        f["wh_head"] = float(same_head)
+        f[f"whdep={reading.wh_dep}|dep={root.dep_}|same_head={int(same_head)}"] = 1.0
+    f[f"pos={span[0].pos_}-{span[-1].pos_}"] = 1.0
+    f[f"type={at}|head_dep={head.dep_}"] = 1.0
+    return f
+
+
+def _path(doc, root, targets: list[int]) -> int:
+    """Dependency edges from ``root`` to the nearest of ``targets`` (99 when there is none)."""
+    if not targets:
+        return 99
+    ancestors = {root.i: 0}
+    node, depth = root, 0
+    while node.head.i != node.i and depth < 20:
+        node, depth = node.head, depth + 1
+        ancestors[node.i] = depth
+    best = 99
+    for i in targets:
+        node, depth = doc[i], 0
+        while node.i not in ancestors and node.head.i != node.i and depth < 20:
+            node, depth = node.head, depth + 1
+        if node.i in ancestors:
+            best = min(best, depth + ancestors[node.i])
+    return best
+
+
+def _relative(found: list[Candidate]) -> None:
+    """Features of a candidate among the question's others: how many pieces of evidence give the same value (several
+    sources agreeing), and where it stands among the candidates of its kind (the first one of the expected kind in
+    the best sentence is often the answer)."""
+    where: dict[str, set[int]] = {}
+    first_of_kind: dict[str, int] = {}
+    order: dict[str, list[Candidate]] = {}
+    for c in found:
+        where.setdefault(c.key, set()).add(c.sentence.evidence)
+        first_of_kind[c.kind] = min(first_of_kind.get(c.kind, c.sentence.rank), c.sentence.rank)
+        order.setdefault(c.kind, []).append(c)
+    for kind, same in order.items():
+        same.sort(key=lambda c: (c.sentence.rank, c.start))
+        for position, c in enumerate(same):
+            c.features["kind_position_inv"] = 1.0 / (1 + position)  # type: ignore[index]
+    for c in found:
+        c.features["sources_log"] = math.log1p(len(where[c.key]) - 1)  # type: ignore[index]
+        c.features["best_sentence_of_kind"] = float(c.sentence.rank == first_of_kind[c.kind])  # type: ignore[index]
+
+
+def vectors_from(cache, known: Mapping[str, np.ndarray] | None = None):
+    """A ``vectors(texts)`` function over a VectorCache, remembering ``known`` vectors first."""
+    if known:
+        cache.remember(known)
+    return cache.encode

@@ -1,0 +1,87 @@
+"""The reader's verdict over hand-made evidence: the asked value leads, a silent corpus is refused with a true
+reason, a superseded revision never answers, and sources of equal standing that disagree are both named."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from engine.offline.answerability import ReaderAnswerability
+from engine.offline.generator import OfflineGenerator
+from engine.results import Evidence, EvidenceMeta, Intent, TimeConstraint
+
+pytestmark = pytest.mark.integration
+
+
+def item(n: int, text: str, title: str, **meta) -> Evidence:
+    return Evidence(chunk_id=f"d{n}:0001", doc_id=f"d{n}", knowledge_base="kb", text=text, score=1.0 / n,
+                    metadata=EvidenceMeta(title=title, **meta))
+
+
+HALL = [
+    item(1, "Ferris Hall is a concert venue in Marlow. It was designed by the architect Imani Osei and opened "
+            "in 1932. The main auditorium seats 1,140 people.", "Ferris Hall"),
+    item(2, "Marlow is a market town on the river Wend. Its railway station opened in 1871.", "Marlow"),
+    item(3, "Imani Osei (1889-1961) was an architect known for theatres and libraries.", "Imani Osei"),
+]
+
+
+@pytest.fixture(scope="module")
+def reader() -> ReaderAnswerability:
+    return ReaderAnswerability()
+
+
+def ask(reader, question, evidence, **intent):
+    return reader.run(question, Intent(action="lookup", raw_query=question, **intent), evidence)
+
+
+def test_a_question_the_evidence_answers_gets_its_value_and_a_confidence(reader):
+    judged = ask(reader, "Who designed Ferris Hall?", HALL)
+    assert judged.verdict == "answerable", judged.reason
+    assert judged.span is not None and "Imani Osei" in judged.span.value and judged.span.evidence == 1
+    assert judged.confidence is not None and judged.threshold is not None and judged.confidence >= judged.threshold
+    assert judged.candidates and judged.candidates[0].value == judged.span.value
+    assert judged.features and "top_probability" in judged.features  # kept for calibration and the trace
+
+
+def test_the_answer_leads_with_the_value(reader):
+    question = "How many people does the main auditorium of Ferris Hall seat?"
+    judged = ask(reader, question, HALL)
+    draft = OfflineGenerator().draft(question, HALL, Intent(action="lookup", raw_query=question), judged)
+    first = draft.split("[1]")[0]
+    assert "1,140" in first, draft
+
+
+def test_a_subject_no_document_mentions_is_refused_with_that_reason(reader):
+    judged = ask(reader, "Who designed the Kestrel Valley viaduct?", HALL)
+    assert judged.verdict == "unanswerable"
+    assert "Kestrel Valley" in judged.reason and "no retrieved document mentions" in judged.reason.lower()
+
+
+def test_a_subject_written_another_way_is_not_called_missing(reader):
+    evidence = [item(1, "The U.S. registry lists 212 vessels of the class.", "Registry")]
+    judged = ask(reader, "How many vessels does the US registry list?", evidence)
+    assert "US" not in judged.missing
+
+
+def test_a_superseded_revision_never_answers(reader):
+    old = item(1, "Tighten the flange bolts to 40 N.m.", "Pump manual", series="pump", revision="Rev 2",
+               update_date=date(2020, 1, 1), authority=4)
+    new = item(2, "Tighten the flange bolts to 45 N.m.", "Pump manual", series="pump", revision="Rev 3",
+               update_date=date(2024, 1, 1), authority=4)
+    question = "What torque are the flange bolts tightened to?"
+    judged = ask(reader, question, [old, new],
+                 constraints={"time": TimeConstraint(text="current", end=date(2026, 1, 1))})
+    assert judged.span is not None and "45" in judged.span.value and judged.span.evidence == 2
+    assert all("40" not in c.value for c in judged.candidates)
+
+
+def test_an_older_weaker_source_is_named_as_superseded_not_chosen(reader):
+    note = item(1, "The flange bolts are tightened to 40 N.m.", "Workshop note", update_date=date(2019, 5, 1),
+                authority=2)
+    manual = item(2, "The flange bolts are tightened to 45 N.m.", "Pump manual", update_date=date(2024, 3, 1),
+                  authority=5)
+    judged = ask(reader, "What torque are the flange bolts tightened to?", [note, manual])
+    assert judged.span is not None and "45" in judged.span.value
+    assert any("40" in c.value and c.note for c in judged.conflicts)

@@ -1,0 +1,23 @@
+"""The lead sentence states the asked value first, said of the question's subject, with its citation."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.offline.lead import lead_sentence
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("question, value, lead", [
+    ("What is the opening year of the Kestrel Valley Railway?", "1932",
+     "The opening year of the Kestrel Valley Railway is 1932 [2]."),
+    ("Who was the architect of Ferris Hall?", "Imani Osei", "The architect of Ferris Hall was Imani Osei [2]."),
+    ("Which firm built the pier?", "Lindqvist & Sons", "Lindqvist & Sons built the pier [2]."),
+    ("The tramway was extended by whom?", "the city council", "The tramway was extended by the city council [2]."),
+    ("How many boilers does the plant run?", "four", "How many boilers does the plant run: four [2]."),
+    ("What is the maximum speed of the ferry, according to the timetable?", "18 knots",
+     "The maximum speed of the ferry is 18 knots [2]."),
+])
+def test_the_value_comes_first_with_its_subject(question, value, lead):
+    assert lead_sentence(question, value, 2) == lead
