@@ -58,8 +58,15 @@ def render_status(answer: Answer) -> None:
     if extra.get("rollout_bucket"):
         details.append(f"rollout bucket {extra['rollout_bucket']}")
     st.caption(label(" · ".join(details), limit=400))
-    if answer.status == "refused" and extra.get("refusal_reason"):
-        st.caption(label(f"Refusal reason: {extra['refusal_reason']}", limit=400))
+    reason = extra.get("refusal_reason")
+    refused = answer.status == "refused" and isinstance(reason, str) and reason.strip()
+    if refused and not said_in(reason, answer.final):  # shown once: the answer box below says it when it can
+        st.caption(label(f"Refusal reason: {reason}", limit=2000))
+
+
+def said_in(reason: str, text: str | None) -> bool:
+    """Whether ``text`` (the answer shown) already says ``reason``, spaces aside."""
+    return " ".join(reason.split()) in " ".join((text or "").split())
 
 
 # -- retrieval tasks -------------------------------------------------------------------------------

@@ -122,3 +122,14 @@ def test_retrievals_parts_follow_it_in_the_order_they_ran():
     assert [r[0] for r in rows] == ["perception", "retrieval", "  embed", "  search", "  fuse", "  links",
                                     "  sentences", "reflection", "  draft", "  review"]
     assert [r[2] for r in rows].count(True) == 7
+
+
+def test_a_refusal_reason_is_shown_once():
+    reason = "I could not verify the answer against the documents: " + "; ".join(
+        f"sentence {n} names a figure the cited passage {n} does not give" for n in range(1, 15))
+    at = rendered(status="refused", final=reason, extra={**make_answer().extra, "refusal_reason": reason})
+    shown = " ".join([*(c.value for c in at.caption), all_markdown(at)])
+    assert html.unescape(shown).count("sentence 3 names a figure the cited passage 3") == 1
+    other = rendered(status="refused", final="No answer.",
+                     extra={**make_answer().extra, "refusal_reason": "no evidence"})
+    assert any("no evidence" in c.value for c in other.caption)
