@@ -104,9 +104,11 @@ def drive_agent(page) -> None:
 def drive_documents(page) -> None:
     """Upload one file into a new knowledge base so the page shows the upload's per-file outcome."""
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(UPLOAD))
-    page.get_by_role("textbox", name="New knowledge base name").fill(UPLOAD_BASE)
     page.get_by_label("Knowledge base", exact=True).click()
     page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("textbox", name="New knowledge base name").fill(UPLOAD_BASE)
+    page.get_by_role("textbox", name="New knowledge base name").press("Enter")
+    wait_for_app(page)
     page.get_by_role("button", name="Index files").click()
     page.get_by_text("Last upload").wait_for()
     wait_for_app(page)

@@ -20,6 +20,10 @@ COLUMNS = ["knowledge_base", "title", "file_name", "update_date", "authority", "
 PENDING_KEY = "documents.pending_delete"
 NOTICE_KEY = "documents.notice"
 STALE_KEY = "documents.stale"
+DELETE_CHOICE = "documents.delete_choice"
+PICK_ALL_KEY = "documents.pick_all"
+MAX_DELETE = 200
+"""Documents one confirmation deletes at most (the dialog lists each)."""
 
 
 @dataclass(frozen=True)
@@ -90,12 +94,23 @@ def apply_filters(frame: pd.DataFrame, f: DocFilters) -> pd.DataFrame:
     return frame[keep]
 
 
+UNKNOWN_DATE = "date unknown"
+"""What the table shows for a document without an update date (as the upload form's help says)."""
+
+
+def shown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as shown: dates as YYYY-MM-DD text, "date unknown" where a document has none."""
+    dates = frame["update_date"].map(lambda d: UNKNOWN_DATE if d is None or pd.isna(d) else d.isoformat())
+    return frame.assign(update_date=dates)
+
+
 def render_table(frame: pd.DataFrame) -> None:
     st.dataframe(
-        frame, hide_index=True, width="stretch", key="documents.table",
+        shown_frame(frame), hide_index=True, width="stretch", key="documents.table",
         column_config={
             "knowledge_base": st.column_config.TextColumn("base"),
-            "update_date": st.column_config.DateColumn("updated", format="YYYY-MM-DD"),
+            "update_date": st.column_config.TextColumn("updated", help="Update date (YYYY-MM-DD); "
+                                                       f"“{UNKNOWN_DATE}” when the document states none."),
             "authority": st.column_config.NumberColumn("authority", help="1 (low) to 5 (high)"),
             "doc_id": st.column_config.TextColumn("id"),
         },
@@ -107,43 +122,78 @@ def _label(row: dict[str, Any]) -> str:
 
 
 def delete_picker(frame: pd.DataFrame) -> None:
-    """Pick a document from the filtered table and ask for confirmation before deleting it."""
+    """Pick documents from the filtered table and ask once for confirmation before deleting them all."""
     if frame.empty:
         return
     rows = {_label(r): r for r in frame.to_dict("records")}
-    left, right = st.columns([4, 1], vertical_alignment="bottom")
-    choice = left.selectbox("Document to delete", list(rows), index=None, key="documents.delete_choice",
-                            placeholder="pick a document from the filtered table")
-    if right.button("Delete…", key="documents.delete", disabled=choice is None):
-        row = rows[choice]
-        st.session_state[PENDING_KEY] = {k: row[k] for k in ("doc_id", "knowledge_base", "title", "chunks")}
+    state = st.session_state
+    pick_all_pending()
+    if DELETE_CHOICE in state:  # a filter change may have left picks that are no longer listed
+        state[DELETE_CHOICE] = [c for c in state[DELETE_CHOICE] if c in rows]
+    left, middle, right = st.columns([6, 1.4, 1.2], vertical_alignment="bottom")
+    chosen = left.multiselect("Documents to delete", list(rows), key=DELETE_CHOICE,
+                              placeholder="pick one or more documents from the filtered table")
+    if middle.button("All shown", key="documents.delete_all_shown", width="stretch",
+                     help="Pick every document the filters show (at most 200 at once)."):
+        state[PICK_ALL_KEY] = list(rows)[:MAX_DELETE]
+        st.rerun()
+    count = len(chosen)
+    if right.button(f"Delete {count}…" if count else "Delete…", key="documents.delete", disabled=not count,
+                    width="stretch"):
+        state[PENDING_KEY] = [{k: rows[c][k] for k in ("doc_id", "knowledge_base", "title", "chunks")}
+                              for c in chosen[:MAX_DELETE]]
+
+
+def pick_all_pending() -> None:
+    """Apply an "All shown" pick (before the picker is drawn: a widget's value is set only before it exists)."""
+    picked = st.session_state.pop(PICK_ALL_KEY, None)
+    if picked is not None:
+        st.session_state[DELETE_CHOICE] = picked
 
 
 def _cancel_delete() -> None:
     st.session_state.pop(PENDING_KEY, None)
 
 
-@st.dialog("Delete this document?", on_dismiss=_cancel_delete)
+def _pending() -> list[dict[str, Any]]:
+    """The documents waiting for confirmation (a list; one dict from an older session is one document)."""
+    target = st.session_state.get(PENDING_KEY) or []
+    return [target] if isinstance(target, dict) else list(target)
+
+
+@st.dialog("Delete documents?", on_dismiss=_cancel_delete)
 def confirm_delete(store: KnowledgeBaseStore) -> None:
-    """The confirmation dialog; open while a delete is pending (so it survives reruns)."""
-    target = st.session_state.get(PENDING_KEY)
-    if not target:
+    """One confirmation for every picked document; open while a delete is pending (so it survives reruns)."""
+    targets = _pending()
+    if not targets:
         return
-    show(f"<b>{encode(target['title'])}</b><br><small>id {encode(target['doc_id'])} in "
-         f"{encode(target['knowledge_base'])} · {target['chunks']} chunks</small>")
-    st.warning("Its chunks are removed from the knowledge base and answers stop citing it. "
-               "This cannot be undone; upload the file again to bring it back.")
+    chunks = sum(int(t["chunks"] or 0) for t in targets)
+    st.markdown(f"**{len(targets)} document(s)**, {chunks} chunks in all:")
+    show("<ul>" + "".join(f"<li><b>{encode(t['title'])}</b> <small>id {encode(t['doc_id'])} in "
+                          f"{encode(t['knowledge_base'])} · {t['chunks']} chunks</small></li>" for t in targets)
+         + "</ul>")
+    st.warning("Their chunks are removed from the knowledge bases and answers stop citing them. "
+               "This cannot be undone; upload the files again to bring them back.")
     yes, no = st.columns(2)
-    if yes.button("Delete", type="primary", key="documents.confirm_delete", width="stretch"):
+    if yes.button(f"Delete {len(targets)}", type="primary", key="documents.confirm_delete", width="stretch"):
         st.session_state.pop(PENDING_KEY, None)
-        try:
-            removed = store.delete_document(target["doc_id"], target["knowledge_base"])
-        except EngineError as exc:
-            st.session_state[NOTICE_KEY] = ("error", f"Delete failed: {exc}")
+        deleted, removed, failed = [], 0, []
+        for target in targets:
+            try:
+                removed += store.delete_document(target["doc_id"], target["knowledge_base"])
+            except EngineError as exc:
+                failed.append(f"{target['title']}: {exc}")
+            else:
+                deleted.append(target["title"])
+        if failed:
+            st.session_state[NOTICE_KEY] = ("error", f"Deleted {len(deleted)} of {len(targets)}; failed: "
+                                            + "; ".join(failed))
         else:
-            st.session_state[NOTICE_KEY] = ("success", f"Deleted {target['title']} ({removed} chunks).")
+            names = deleted[0] if len(deleted) == 1 else f"{len(deleted)} documents"
+            st.session_state[NOTICE_KEY] = ("success", f"Deleted {names} ({removed} chunks).")
+        if deleted:
             st.session_state[STALE_KEY] = True
-            st.session_state.pop("documents.delete_choice", None)
+            st.session_state.pop(DELETE_CHOICE, None)
         st.rerun()
     if no.button("Cancel", key="documents.cancel_delete", width="stretch"):
         st.session_state.pop(PENDING_KEY, None)

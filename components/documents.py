@@ -17,6 +17,7 @@ from engine.documents.metadata import is_sidecar
 from engine.documents.types import SUPPORTED_EXTENSIONS
 from engine.errors import EngineError
 from engine.ingest import FileResult, IngestReport, Ingestor, IngestStep
+from engine.ingest_progress import IngestProgress
 
 UPLOAD_TYPES = sorted({ext.lstrip(".") for ext in SUPPORTED_EXTENSIONS})
 SIDECAR_TYPES = ("yaml", "yml", "json")  # NAME.meta.yaml / NAME.meta.json uploaded beside a file
@@ -35,7 +36,6 @@ ON_CONFLICT_LABEL = {  # the upload form's choice for a file name the base alrea
 FROM_FILE = "from the file"
 NEW_BASE = "➕ new knowledge base…"
 REPORT_KEY = "documents.last_report"
-STEP_START = 0.05  # where a file's bar stands once it is read; embedding fills the rest
 
 @dataclass(frozen=True)
 class UploadRequest:
@@ -61,8 +61,25 @@ def metadata_overrides(update_date: date | None, authority: Any, doc_type: str |
     return meta
 
 
+def target_base(kb_names: Sequence[str]) -> str:
+    """The base picker, outside the form so that the name box appears only once "new" is picked: a name typed
+    there always creates (or adds to) that base, and no existing base can be picked beside it. Returns the
+    base's name ("" while a new base has no name yet)."""
+    options = [*kb_names, NEW_BASE]
+    left, right = st.columns(2)
+    chosen = left.selectbox("Knowledge base", options, key="documents.kb",
+                            help="Pick an existing base, or the last entry to create a new one.")
+    if chosen != NEW_BASE and kb_names:
+        return chosen
+    return right.text_input("New knowledge base name", key="documents.new_kb",
+                            placeholder="e.g. manuals (lower-case, digits, - or _)",
+                            help="The files go into a new base of this name (or into the base of this name, "
+                                 "when one exists).").strip()
+
+
 def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
-    """Render the upload form; return the request when it is submitted with files."""
+    """Render the base picker and the upload form; return the request when it is submitted with files."""
+    kb = target_base(kb_names)
     with st.form("documents.upload", clear_on_submit=False, border=True):
         files = st.file_uploader(
             "Files to index", type=UPLOAD_TYPES + list(SIDECAR_TYPES), accept_multiple_files=True,
@@ -70,13 +87,6 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
             help="PDF, Word (.docx), Markdown, HTML, plain text or CSV. Several files at once are fine. A file's own "
                  "metadata can come along as a sidecar named after it: NAME.meta.yaml or NAME.meta.json.",
         )
-        left, right = st.columns(2)
-        options = [*kb_names, NEW_BASE]
-        chosen = left.selectbox("Knowledge base", options, key="documents.kb",
-                                help="Pick an existing base, or the last entry to create a new one.")
-        new_name = right.text_input("New knowledge base name", key="documents.new_kb",
-                                    placeholder="e.g. manuals (lower-case, digits, - or _)",
-                                    help="Used when “new knowledge base” is selected, or when there are none yet.")
         st.caption("Metadata below applies to every file in this upload, unless a sidecar uploaded with a file "
                    "(NAME.meta.yaml) sets that field. Leave a field blank to take it from each file (sidecar, "
                    "front matter or title); a file with no date is shown as “date unknown” and ranked as neither "
@@ -103,7 +113,6 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
     if not files:
         st.warning("Choose at least one file to upload first.")
         return None
-    kb = new_name.strip() if (chosen == NEW_BASE or not kb_names) else chosen
     if not kb:
         st.warning("Type a name for the new knowledge base, or pick an existing one.")
         return None
@@ -116,25 +125,28 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
 
 
 def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | None:
-    """Ingest the request with one progress bar per file; EngineError is shown, not raised."""
+    """Ingest the request with an overall bar and one bar per file, each moving as chunks are embedded;
+    EngineError is shown, not raised."""
     documents = [name for name, _ in request.files if not is_sidecar(Path(name))]
     st.markdown(f"**Indexing {len(documents)} file(s) into {label(request.knowledge_base, limit=70)}**")
-    bars: dict[str, list[Any]] = {}
-    for name in documents:
-        bars.setdefault(name, []).append(st.progress(0.0, text=f"{label(name)}: waiting…"))
+    tally = IngestProgress(documents)
+    overall = st.progress(0.0, text=f"Overall: {tally.overall().describe()}")
+    bars = [st.progress(0.0, text=f"{label(name)}: waiting…") for name in documents]
+
+    def redraw(*_: object) -> None:
+        for bar, item in zip(bars, tally.files()):
+            text = STATUS_LABEL.get(item.status or "", item.describe())
+            bar.progress(item.fraction, text=f"{label(item.name)}: {text}")
+        now = tally.overall()
+        overall.progress(now.fraction, text=f"Overall: {now.describe()}")
 
     def progress(result: FileResult) -> None:
-        queue = bars.get(result.name) or []
-        if queue:  # of two files with one name, the later one is the one rejected as a repeat
-            bar = queue.pop() if result.status in ("rejected", "skipped") else queue.pop(0)
-            bar.progress(1.0, text=f"{label(result.name)}: {STATUS_LABEL[result.status]}")
+        tally.file(result)
+        redraw()
 
-    def step(update: IngestStep) -> None:  # the file's bar moves as its chunks are embedded
-        queue = bars.get(update.name) or []
-        if queue:
-            what = "read, waiting to embed" if update.done == 0 else f"{update.done}/{update.total} chunks embedded"
-            queue[0].progress(STEP_START + (1 - STEP_START) * 0.95 * update.fraction,
-                              text=f"{label(update.name)}: {what}")
+    def step(update: IngestStep) -> None:
+        tally.step(update)
+        redraw()
 
     try:
         report = ingestor.ingest_bytes(list(request.files), request.knowledge_base, request.metadata,
@@ -142,6 +154,7 @@ def run_ingest(ingestor: Ingestor, request: UploadRequest) -> IngestReport | Non
     except EngineError as exc:
         st.error("Nothing was indexed: " + label(str(exc), limit=600))
         return None
+    redraw()
     return report
 
 

@@ -22,6 +22,11 @@ FIRST_STEP = 16
 """Chunks of the first step: enough to measure the rate (about a second on two cores), little to waste."""
 EMBED_STEP = 128
 """Chunks of each later step (about a second on two CPU cores; progress is reported after each)."""
+PROGRESS_PARTS = 8
+"""Parts of a step after each of which progress is reported: a first step of 16 chunks with their sentences takes
+several seconds on a loaded two-core machine, and an upload's bar otherwise stood still for all of it."""
+PROGRESS_CHUNKS = 4
+"""Chunks of a part at least (the int8 model embeds one text per run, so smaller calls cost nothing there)."""
 
 
 class EmbedBudget:
@@ -55,6 +60,15 @@ def steps(total: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
+def _parts(start: int, end: int, reported: bool) -> list[tuple[int, int]]:
+    """One step cut into ``PROGRESS_PARTS`` parts when progress is reported (a bar moves within the step), else
+    whole."""
+    if not reported or end - start < 2 * PROGRESS_CHUNKS:
+        return [(start, end)]
+    size = max(PROGRESS_CHUNKS, -(-(end - start) // PROGRESS_PARTS))
+    return [(a, min(a + size, end)) for a in range(start, end, size)]
+
+
 def embed_within(embedder: Any, texts: Sequence[str], limit_s: float, chunk_texts: Sequence[str] | None = None,
                  on_step: Callable[[int], None] | None = None) -> tuple[np.ndarray, list[Any] | None]:
     """Vectors of ``texts`` (one file's chunks as embedded), and with ``chunk_texts`` each chunk's sentences and
@@ -65,9 +79,12 @@ def embed_within(embedder: Any, texts: Sequence[str], limit_s: float, chunk_text
     vectors: list[Any] = []
     sentences: list[Any] | None = [] if chunk_texts is not None else None
     for start, end in steps(len(texts)):
-        vectors.extend(embedder.encode(list(texts[start:end])))
-        if sentences is not None:
-            sentences.extend(embed_sentences(embedder, list(chunk_texts[start:end])))
+        for a, b in _parts(start, end, on_step is not None):
+            vectors.extend(embedder.encode(list(texts[a:b])))
+            if sentences is not None:
+                sentences.extend(embed_sentences(embedder, list(chunk_texts[a:b])))
+            if on_step is not None and b < end:
+                on_step(b)
         budget.check(end)
         if on_step is not None:
             on_step(end)

@@ -67,9 +67,11 @@ def test_uploaded_base_is_listed_and_selectable_at_once(page, app_url: str, tmp_
     note.write_text("# Hangar note\n\nChock the wheels before towing.\n")
     _goto(page, f"{app_url}/documents")
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(note), str(note)])
-    page.get_by_role("textbox", name="New knowledge base name").fill("hangar")
     page.get_by_label("Knowledge base", exact=True).click()
     page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("textbox", name="New knowledge base name").fill("hangar")
+    page.get_by_role("textbox", name="New knowledge base name").press("Enter")
+    wait_for_app(page)
     page.get_by_role("button", name="Index files").click()
     page.get_by_text("Last upload").wait_for()
     wait_for_app(page)
@@ -115,14 +117,16 @@ def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
         context.close()
 
 
-# Every progress bar's text, sampled in the page every 150 ms until the upload's outcome table is shown.
+# Every progress bar's text, sampled in the page every 150 ms until the upload's outcome table is shown: the overall
+# bar's texts and the file bars' texts, each without repeats.
 SAMPLE_BARS = """async () => {
-  const seen = [];
+  const seen = {overall: [], files: []};
   const deadline = Date.now() + 240000;
   while (Date.now() < deadline) {
     for (const bar of document.querySelectorAll('[data-testid="stProgress"]')) {
       const text = bar.innerText.trim();
-      if (text && seen[seen.length - 1] !== text) seen.push(text);
+      const into = text.startsWith('Overall') ? seen.overall : seen.files;
+      if (text && into[into.length - 1] !== text) into.push(text);
     }
     if ([...document.querySelectorAll('p, h3, h4')].some(e => e.innerText.includes('Last upload'))) break;
     await new Promise(r => setTimeout(r, 150));
@@ -145,11 +149,14 @@ def test_upload_progress_bar_moves_while_the_file_is_embedded(page, app_url: str
     manual = _long_manual(tmp_path / "long-task-cards.txt")
     _goto(page, f"{app_url}/documents")
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(manual)])
-    page.get_by_role("textbox", name="New knowledge base name").fill("taskcards")
     page.get_by_label("Knowledge base", exact=True).click()
     page.get_by_role("option", name="➕ new knowledge base…").click()
+    page.get_by_role("textbox", name="New knowledge base name").fill("taskcards")
+    page.get_by_role("textbox", name="New knowledge base name").press("Enter")
+    wait_for_app(page)
     page.get_by_role("button", name="Index files").click()
-    seen = page.evaluate(SAMPLE_BARS)
+    sampled = page.evaluate(SAMPLE_BARS)
+    seen, overall = sampled["files"], sampled["overall"]
     embedded = [text for text in seen if "chunks embedded" in text]
     done = [int(text.split("/")[0].rsplit(" ", 1)[-1]) for text in embedded]
     assert len(embedded) >= 2, seen                       # the bar moved at least twice before the file was done
@@ -157,6 +164,10 @@ def test_upload_progress_bar_moves_while_the_file_is_embedded(page, app_url: str
     assert seen[-1].endswith("added"), seen
     first_step = next(i for i, text in enumerate(seen) if "chunks embedded" in text)
     assert any("waiting" in text for text in seen[:first_step]), seen  # read first, then embedded step by step
+    # the overall bar moves with the embedding too, not only when the file lands
+    counts = [int(text.split(" · ")[1].split()[0]) for text in overall if "0 of 1 files done" in text]
+    assert len(set(counts)) >= 2 and counts == sorted(counts), overall
+    assert overall[-1].startswith("Overall: 1 of 1 files done"), overall
 
 
 def test_pages_opened_by_url_leave_no_errors_in_the_server_log(page, app_server):

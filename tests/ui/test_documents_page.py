@@ -69,7 +69,8 @@ def test_upload_shows_each_outcome_and_the_new_document(app):
     assert by_file["tyres.md"].endswith("added") and by_file["brake-wear.md"].endswith("added")
     assert by_file["fake.pdf"].endswith("rejected")
     assert "real PDF" in outcome.loc[outcome["file"] == "fake.pdf", "reason"].item()
-    assert [p.value for p in at.progress] == [100, 100, 100]  # one bar per file, all finished
+    assert [p.value for p in at.progress] == [100, 100, 100, 100]  # overall, then one bar per file, all finished
+    assert at.progress[0].proto.text.startswith("Overall: 3 of 3 files done")
     frame = _table(at)
     row = frame[frame["title"] == "Tyre pressure"]
     assert list(row["knowledge_base"]) == ["manuals"] and list(row["authority"]) == [4]
@@ -81,12 +82,12 @@ def test_upload_shows_each_outcome_and_the_new_document(app):
 
 def test_upload_metadata_is_stored_for_each_file_unless_its_sidecar_says_otherwise(app, ui_data_dir):
     at = _documents(app)
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1]).run()
     at.file_uploader(key="documents.files").set_value([
         ("parks-2024.txt", b"The parks department budget is 4.8 million.", "text/plain"),
         ("library-2024.txt", b"Library funding is 3.1 million.", "text/plain"),
         ("library-2024.txt.meta.yaml", b"authority: 2\nrevision: Draft 1\n", "application/x-yaml"),
     ])
-    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
     at.text_input(key="documents.new_kb").set_value("council")
     at.date_input(key="documents.update_date").set_value(date(2024, 3, 5))
     at.selectbox(key="documents.authority").set_value(4)
@@ -98,7 +99,7 @@ def test_upload_metadata_is_stored_for_each_file_unless_its_sidecar_says_otherwi
     outcome = _frames(at, "outcome")[0]
     assert dict(zip(outcome["file"], outcome["outcome"])) == {"parks-2024.txt": "✅ added",
                                                              "library-2024.txt": "✅ added"}
-    assert [p.value for p in at.progress] == [100, 100]  # one bar per document; the sidecar is not a document
+    assert [p.value for p in at.progress] == [100, 100, 100]  # overall and one bar per document (not the sidecar)
     docs = {d.file_name: d for d in KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).list_documents("council")}
     parks, library = docs["parks-2024.txt"], docs["library-2024.txt"]
     assert (parks.update_date, parks.authority, parks.doc_type, parks.series, parks.revision) == (
@@ -120,10 +121,56 @@ def test_a_bad_metadata_value_is_an_error_that_says_what_to_write(app, ui_data_d
                               KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).list_documents("faq")}
 
 
+def test_several_documents_are_deleted_after_one_confirmation(app, ui_data_dir):
+    at = _documents(app)
+    picker = at.multiselect(key="documents.delete_choice")
+    faq = [o for o in picker.options if "· faq/" in o]
+    assert len(faq) == 2
+    picker.set_value(faq).run()
+    at.button(key="documents.delete").click().run()
+    assert at.button(key="documents.confirm_delete").label == "Delete 2"
+    at.button(key="documents.confirm_delete").click().run()
+    assert not at.exception
+    assert "faq" not in set(_table(at)["knowledge_base"])
+    assert any("Deleted 2 documents" in s.value for s in at.success)
+    assert not KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).list_documents("faq")
+
+
+def test_all_shown_picks_every_filtered_document(app):
+    at = _documents(app)
+    at.multiselect(key="documents.f_kb").set_value(["faq"]).run()
+    at.button(key="documents.delete_all_shown").click().run()
+    assert len(at.multiselect(key="documents.delete_choice").value) == 2
+
+
+def test_a_document_without_a_date_reads_date_unknown(app):
+    at = _documents(app)
+    at.file_uploader(key="documents.files").set_value(("undated.txt", b"Hangar note: chock the wheels.", "text/plain"))
+    at.selectbox(key="documents.kb").set_value("faq")
+    at.button(key="documents.submit").click().run()
+    frame = _table(at)
+    row = frame[frame["file_name"] == "undated.txt"]
+    assert list(row["update_date"]) == ["date unknown"]
+    assert "None" not in set(frame["update_date"].astype(str))
+
+
+def test_the_new_base_name_box_is_offered_only_for_a_new_base(app, ui_data_dir):
+    at = _documents(app)
+    at.selectbox(key="documents.kb").set_value("faq").run()
+    assert "documents.new_kb" not in [t.key for t in at.text_input]  # no box to type a name that would be ignored
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1]).run()
+    at.text_input(key="documents.new_kb").set_value("typed-base")
+    at.file_uploader(key="documents.files").set_value(("note.txt", b"Hangar note: chock the wheels.", "text/plain"))
+    at.button(key="documents.submit").click().run()
+    store = KnowledgeBaseStore(load_settings(data_dir=ui_data_dir))
+    assert [d.file_name for d in store.list_documents("typed-base")] == ["note.txt"]
+    assert "note.txt" not in {d.file_name for d in store.list_documents("faq")}
+
+
 def test_upload_into_a_new_base(app):
     at = _documents(app)
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1]).run()
     at.file_uploader(key="documents.files").set_value(("note.txt", b"Hangar note: chock the wheels.", "text/plain"))
-    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
     at.text_input(key="documents.new_kb").set_value("shop-notes")
     at.button(key="documents.submit").click().run()
     assert "shop-notes" in set(_table(at)["knowledge_base"])
@@ -138,14 +185,14 @@ def test_a_file_twice_in_one_upload_finishes_both_bars(app):
     at.selectbox(key="documents.kb").set_value("faq")
     at.button(key="documents.submit").click().run()
     assert not at.exception
-    assert [p.value for p in at.progress] == [100, 100]
-    assert [p.proto.text for p in at.progress] == ["note.txt: ✅ added", "note.txt: ⛔ rejected"]
+    assert [p.value for p in at.progress] == [100, 100, 100]
+    assert [p.proto.text for p in at.progress[1:]] == ["note.txt: ✅ added", "note.txt: ⛔ rejected"]
 
 
 def test_invalid_base_name_is_an_error_not_a_crash(app):
     at = _documents(app)
+    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1]).run()
     at.file_uploader(key="documents.files").set_value(("note.txt", b"text", "text/plain"))
-    at.selectbox(key="documents.kb").set_value(at.selectbox(key="documents.kb").options[-1])
     at.text_input(key="documents.new_kb").set_value("Bad Name!")
     at.button(key="documents.submit").click().run()
     assert not at.exception
@@ -154,15 +201,15 @@ def test_invalid_base_name_is_an_error_not_a_crash(app):
 
 def test_delete_needs_confirmation(app, ui_data_dir):
     at = _documents(app)
-    label = next(o for o in at.selectbox(key="documents.delete_choice").options if "(Rev 10)" in o)
-    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    label = next(o for o in at.multiselect(key="documents.delete_choice").options if "(Rev 10)" in o)
+    at.multiselect(key="documents.delete_choice").set_value([label]).run()
     at.button(key="documents.delete").click().run()
     assert at.button(key="documents.confirm_delete")  # the dialog asks first
     assert REV10 in set(_table(at)["title"])
     at.button(key="documents.cancel_delete").click().run()
     assert REV10 in set(_table(at)["title"])
 
-    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    at.multiselect(key="documents.delete_choice").set_value([label]).run()
     at.button(key="documents.delete").click().run()
     at.button(key="documents.confirm_delete").click().run()
     assert not at.exception
@@ -186,10 +233,10 @@ def test_untrusted_titles_render_inert(app):
     at.file_uploader(key="documents.files").set_value(("[evil](http://example.com).md", evil, "text/markdown"))
     at.selectbox(key="documents.kb").set_value("faq")
     at.button(key="documents.submit").click().run()
-    assert not at.exception and len(at.progress) == 1
-    label = next(o for o in at.selectbox(key="documents.delete_choice").options if "pwn" in o)
+    assert not at.exception and len(at.progress) == 2
+    label = next(o for o in at.multiselect(key="documents.delete_choice").options if "pwn" in o)
     markdown, cells = _rendered_text(at)
-    at.selectbox(key="documents.delete_choice").set_value(label).run()
+    at.multiselect(key="documents.delete_choice").set_value([label]).run()
     at.button(key="documents.delete").click().run()  # the confirmation dialog shows the title
     more_markdown, more_cells = _rendered_text(at)
     markdown, cells = markdown + more_markdown, cells + more_cells
