@@ -23,7 +23,7 @@ DECISION_LABEL = {
     "rate_limited": "rate or budget limit", "not_done": "not done",
 }
 DECISION_ICON = {
-    "allowed": ":material/check_circle:", "approved": ":material/check_circle:",
+    "allowed": ":material/check_circle:", "approved": ":material/check_circle:", "rejected_by_user": ":material/cancel:",
     "confirmation_required": ":material/pause_circle:", "timed_out": ":material/timer_off:",
     "invalid": ":material/warning:", "not_done": ":material/do_not_disturb_on:",
 }
@@ -58,14 +58,26 @@ def _result_preview(step: Step) -> Any:
     return step.result
 
 
-def render_step(step: Step) -> None:
-    """One tool call: tool, decision and duration in the header; arguments and result as inert JSON."""
+def step_header(step: Step, decided: Step | None = None, waiting: bool = True) -> tuple[str, str]:
+    """The step's header and icon. A call that waited for approval says what became of it (``decided``: the step
+    that records the decision); ``waiting`` is False once the run no longer waits for it."""
     decision = DECISION_LABEL.get(step.decision, step.decision)
     ok = (step.result or {}).get("ok")
     outcome = "ok" if ok else (step.result or {}).get("error", "pending")
-    header = f"Step {step.step} · {step.tool} · {decision} · {outcome} · {step.duration_ms:.0f} ms"
-    with st.expander(label(header, limit=200), expanded=False,
-                     icon=DECISION_ICON.get(step.decision, ":material/block:")):
+    icon = DECISION_ICON.get(step.decision, ":material/block:")
+    if step.decision == "confirmation_required" and decided is not None:
+        decision = f"asked for approval, {DECISION_LABEL.get(decided.decision, decided.decision)}"
+        outcome = f"see step {decided.step}"
+        icon = DECISION_ICON.get(decided.decision, ":material/block:")
+    elif step.decision == "confirmation_required" and not waiting:
+        decision, outcome = "asked for approval", "not decided"
+    return f"Step {step.step} · {step.tool} · {decision} · {outcome} · {step.duration_ms:.0f} ms", icon
+
+
+def render_step(step: Step, decided: Step | None = None, waiting: bool = True) -> None:
+    """One tool call: tool, decision and duration in the header; arguments and result as inert JSON."""
+    header, icon = step_header(step, decided, waiting)
+    with st.expander(label(header, limit=200), expanded=False, icon=icon):
         left, right = st.columns(2)
         with left:
             st.caption("Arguments")
@@ -110,7 +122,7 @@ def render_run(run: AgentRun, can_approve: Callable[[str], bool], on_decide: Cal
         st.caption(f"Run {run.run_id} · {STATUS_LABEL.get(run.status, run.status)} · provider {run.provider} · "
                    f"{bases_read(run)}")
         for step in run.steps:
-            render_step(step)
+            render_step(step, run.decided(step), waiting=run.pending is not None)
         if run.pending is not None:
             render_pending(run, run.pending, can_approve(run.pending.tool), on_decide)
         elif run.final_text:

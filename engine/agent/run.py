@@ -68,6 +68,13 @@ class AgentRun:
             return "confirmation_required"
         return self.steps[-1].decision if self.steps else None
 
+    def decided(self, step: Step) -> Step | None:
+        """For a call that waited for approval, the later step that records what became of it (approved and run,
+        denied by a person, or refused when the decision came); None while it still waits, or for other calls."""
+        if step.decision != "confirmation_required":
+            return None
+        return next((s for s in self.steps if s.step > step.step and s.tool_use_id == step.tool_use_id), None)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "status": self.status, "decision": self.decision, "user": self.user,

@@ -55,6 +55,7 @@ def test_approve_runs_the_delete_once(app, ui_data_dir):
     assert not at.exception
     assert TITLE not in _titles(ui_data_dir)
     assert not [b for b in at.button if (b.key or "").startswith("agent.approve.")]  # the card is gone
+    assert "asked for approval, approved by a person" in _step_labels(at)[0]
     decisions = list(_audit(at)["decision"])
     assert decisions.count("approved") == 1 and decisions.count("confirmation_required") == 1
     steps = AuditLog.in_data_dir(ui_data_dir).steps()
@@ -69,6 +70,9 @@ def test_deny_leaves_the_document(app, ui_data_dir):
     assert TITLE in _titles(ui_data_dir)
     assert "rejected_by_user" in set(_audit(at)["decision"])
     assert any("denied" in m.value for m in at.markdown)
+    first = _step_labels(at)[0]
+    assert "delete_document" in first and "denied by a person" in first, first
+    assert "waiting for approval" not in first and "pending" not in first, first
 
 
 
