@@ -7,7 +7,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
 
 from engine.api import errors
 from engine.api.auth import services as services_of
@@ -42,7 +44,9 @@ def create_app(settings: Settings | None = None, *, services: Workbench | None =
             await run_in_threadpool(engine.warm_up)
         yield
 
-    app = FastAPI(title="Reflective RAG workbench API", version="1.0.0", description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(title="Reflective RAG workbench API", version="1.0.0", description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
+    serve_docs(app)
     app.state.services = engine
     app.state.metrics = metrics
     errors.install(app, on_validation_failure=metrics.record_request_validation)
@@ -65,3 +69,40 @@ def create_app(settings: Settings | None = None, *, services: Workbench | None =
         return metrics.render()
 
     return app
+
+
+DOCS_ASSETS = "/docs-assets"
+"""Where Swagger UI's and ReDoc's scripts are served from this process (they ship in the fastapi-offline
+package), so /docs and /redoc work with no network: FastAPI's defaults load them from a CDN."""
+
+
+def docs_assets_folder():
+    """The folder of the packaged Swagger UI and ReDoc files."""
+    from importlib.resources import files
+
+    return files("fastapi_offline") / "static"
+
+
+def serve_docs(app: FastAPI) -> None:
+    """/docs (Swagger UI) and /redoc, their scripts and styles served locally from DOCS_ASSETS."""
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(docs_assets_folder())), name="docs-assets")
+    redirect = app.swagger_ui_oauth2_redirect_url or "/docs/oauth2-redirect"
+
+    @app.get("/docs", include_in_schema=False)
+    def swagger_ui(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - Swagger UI",
+            oauth2_redirect_url=f"{root}{redirect}", swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css", swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png")
+
+    @app.get(redirect, include_in_schema=False)
+    def swagger_ui_redirect() -> HTMLResponse:
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_redoc_html(openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - ReDoc",
+                              redoc_js_url=f"{root}{DOCS_ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
