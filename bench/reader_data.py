@@ -5,6 +5,8 @@ retrieval (which does not change while they are fitted) runs once per set instea
 
     python bench/reader_data.py squad2 --out bench/results/reader_squad2.jsonl     # 6,078 questions, 646 paragraphs
     python bench/reader_data.py qa_dev --out bench/results/reader_qa_dev.jsonl     # 91 questions, 900 passages
+    python bench/reader_data.py sample --out bench/results/reader_sample.jsonl     # bench/questions/sample_train.jsonl
+                                                                                   # over sample_docs' three bases
 
 Each output row: ``{"id", "question", "answers", "answerable", "group", "intent", "evidence": [...]}`` where
 ``group`` is the unit that cross-validation folds must not split (squad2: the article; qa_dev: the question).
@@ -45,7 +47,14 @@ def _qa_dev() -> tuple[list[dict], list[dict]]:
     return corpus, questions
 
 
-SETS = {"squad2": _squad2, "qa_dev": _qa_dev}
+def _sample() -> tuple[list[dict], list[dict]]:
+    questions = [dict(json.loads(line)) for line in (ROOT / "bench" / "questions" / "sample_train.jsonl").open()]
+    for q in questions:
+        q["group"] = q["id"]
+    return [], questions  # the corpus is sample_docs, indexed by `python -m engine bootstrap`
+
+
+SETS = {"squad2": _squad2, "qa_dev": _qa_dev, "sample": _sample}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,13 +81,21 @@ def main(argv: list[str] | None = None) -> int:
         data = Path(args.data_dir) if args.data_dir else Path(tmp)
         settings = load_settings(data_dir=data)
         store = KnowledgeBaseStore(settings)
-        if EVAL_KB not in store.knowledge_base_names():
+        if args.set == "sample":
+            if not store.knowledge_base_names():
+                from engine.cli import main as cli
+
+                cli(["bootstrap", "--data-dir", str(data), "--json"])
+            bases = store.knowledge_base_names()
+        elif EVAL_KB not in store.knowledge_base_names():
             started = time.perf_counter()
             report = Ingestor(store).ingest_records(corpus, EVAL_KB)
             rejected = [f for f in report.files if f.status == "rejected"]
             if rejected:
                 raise SystemExit(f"{len(rejected)} passages rejected, e.g. {rejected[0].name}: {rejected[0].reason}")
             print(f"indexed {len(corpus)} passages in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        if args.set != "sample":
+            bases = [EVAL_KB]
         perception = get_perception()
         retriever = Retriever(store)
         strategy = Strategy()
@@ -88,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         with out.open("w") as handle:
             for number, q in enumerate(questions, start=1):
                 intent = perception.run(q["question"])
-                tasks = StrategyRouter(strategy, [EVAL_KB]).run(intent)
+                tasks = StrategyRouter(strategy, bases).run(intent)
                 result = retriever.run(tasks, intent, strategy)
                 row = {**q, "intent": intent.model_dump(mode="json"),
                        "evidence": [e.model_dump(mode="json") for e in result.evidence]}

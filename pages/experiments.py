@@ -7,6 +7,7 @@ import streamlit as st
 from components import experiment_charts as charts
 from components import experiment_view as view
 from components import access
+from components import calibration_view as calibration
 from components.factories import get_experiment_store, get_rollout_store, get_strategy_store
 from components.safe_text import label
 from engine.errors import EngineError
@@ -62,6 +63,9 @@ if result is not None:
     view.render_gold(result)
     charts.render_charts(result)
     view.render_answers(result)
+
+st.header("Calibrate the decision to answer", divider="gray")
+calibration.render_calibration(access.pipeline(), access.store().knowledge_base_names(), can_change)
 
 st.header("Gradual rollout", divider="gray")
 if can_change:

@@ -24,6 +24,34 @@ from engine.offline.selector import Selector
 _NAME = re.compile(r"[^a-z0-9_.-]+")
 
 
+def questions_from_text(text: str, source: str = "the file") -> list:
+    """Labelled questions from JSONL text (an uploaded file); EngineError names the first bad line and what to fix."""
+    from engine.evaluation.qa import qa_row
+
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise EngineError(f"{source} line {number} is not JSON ({exc}); each line must be one "
+                              '{"id", "question", "answers": [...], "answerable": true|false} object.') from None
+        rows.append(qa_row(data, f"{source} line {number}"))
+    if not rows:
+        raise EngineError(f"{source} holds no questions; add one JSON object per line.")
+    return rows
+
+
+def chosen_point(calibration: Calibration, accuracy: float) -> tuple[float, float, float] | None:
+    """(threshold, coverage, accuracy) of the curve point the selector answers at for ``accuracy``."""
+    threshold = calibration.model.trained.get("thresholds", {}).get(str(accuracy))
+    if threshold is None or not calibration.curve:
+        return None
+    at = [p for p in calibration.curve if p[0] >= threshold]
+    return min(at, key=lambda p: p[0]) if at else None
+
+
 def contains_gold(text: str, answers: Sequence[str]) -> bool:
     from engine.evaluation.qa import contains_answer
 
@@ -59,8 +87,12 @@ class Calibration:
 def calibrate(pipeline, questions: Sequence, bases: Sequence[str], *, folds: int = 5,
               progress: Callable[[int, int], None] | None = None, source: str = "") -> Calibration:
     """Ask ``questions`` (QARow) over ``bases`` and fit a selector on the answers; EngineError when too few."""
+    from engine.offline.calibration import MIN_ROWS
     from engine.pipeline.options import AskOptions
 
+    if len(questions) < MIN_ROWS:  # before asking anything: the fit would be refused anyway
+        raise EngineError(f"Calibration needs at least {MIN_ROWS} labelled questions, answerable and not (got "
+                          f"{len(questions)}); add {MIN_ROWS - len(questions)} or more questions to the file.")
     options = AskOptions(provider="offline", reflection=False, knowledge_bases=tuple(bases) or None)
     rows: list[SelectorRow] = []
     for number, q in enumerate(questions, start=1):

@@ -344,6 +344,11 @@ def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, te
     }
     if reading.relation:
         f["relation_head"] = float(head.lemma_.lower() == reading.relation)
+    key = _field_key(doc.text, span.start_char)
+    if key:  # a value in a "key: value; key: value" record: does its key name what is asked?
+        own_key = {stem(w) for w in words(key)}
+        f["field_key"] = len(own_key & asked) / max(len(own_key), 1)
+        f["in_field"] = 1.0
     if reading.wh_head:  # "Who designed X" and "Osei designed X": the answer hangs where the wh-phrase hangs
         same_head = head.lemma_.lower() == reading.wh_head and head.i not in range(start, end)
         f["wh_head"] = float(same_head)
@@ -351,6 +356,15 @@ def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, te
     f[f"pos={span[0].pos_}-{span[-1].pos_}"] = 1.0
     f[f"type={at}|head_dep={head.dep_}"] = 1.0
     return f
+
+
+def _field_key(text: str, at: int) -> str:
+    """The key of the "key: value" field a character offset stands in ("" outside a record field)."""
+    start = text.rfind(";", 0, at) + 1
+    colon = text.find(":", start, at)
+    if colon < 0 or at - colon > 80:
+        return ""
+    return text[start:colon].replace("_", " ").strip()
 
 
 def _path(doc, root, targets: list[int]) -> int:
