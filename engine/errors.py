@@ -28,6 +28,10 @@ class DocumentError(EngineError):
     """A file cannot be ingested (wrong type, empty, encrypted, too large...)."""
 
 
+class UnitError(EngineError):
+    """A unit is unknown, or two units measure different things (engine/units.py)."""
+
+
 class KnowledgeBaseError(EngineError):
     """A knowledge base or document does not exist or cannot be changed."""
 

@@ -67,7 +67,8 @@ def can_approve(tool_name: str, run=None) -> bool:
 st.header("Conversation", divider="gray")
 if not ss[RUNS_KEY]:
     st.caption("Try: “list the documents in manuals”, “search axle nut torque in manuals and export the results” "
-               "(steps run in order), “what is 12.5 * 4”, or as admin “delete the document <title>”.")
+               "(steps run in order), “find the axle nut torque and convert it to lbf.ft”, “what is 12.5 * 4”, or as admin "
+               "“delete the document <title>”.")
 for run in ss[RUNS_KEY]:
     view.render_run(run, lambda tool, run=run: can_approve(tool, run), decide)
 if not own_approval:

@@ -12,7 +12,8 @@ from engine.agent.policy import Policy
 from engine.agent.registry import Tool, ToolRegistry, make_tool, warm_search
 from engine.agent.runtime import AgentRuntime
 from engine.agent.tools import (
-    answer_with_review, calculator, compare_values, get_document, list_documents, search_knowledge_base,
+    answer_with_review, calculator, compare_values, convert_units, get_document, list_documents,
+    search_knowledge_base,
 )
 from engine.config import Settings
 from engine.errors import EngineError
@@ -33,6 +34,7 @@ def _default_tools() -> tuple[Tool, ...]:
         make_tool(list_documents),
         make_tool(answer_with_review, timeout_s=120.0),
         make_tool(calculator, timeout_s=2.0),
+        make_tool(convert_units, timeout_s=10.0),
         make_tool(compare_values, timeout_s=30.0, warm=warm_search),
         # no approval: a new file inside the data folder, never overwritten or sent (see export_report's docstring)
         make_tool(export_report, risk="write", role="analyst", confirm=False),

@@ -132,6 +132,29 @@ def calculator(expression: Annotated[str, Field(
     return {"expression": expression, "value": evaluate(expression)}
 
 
+def convert_units(
+    value: Annotated[float, Field(description="The number to convert, e.g. 325.")],
+    from_unit: Annotated[str, Field(min_length=1, max_length=40, description="Its unit as written, e.g. 'N.m'.")],
+    to_unit: Annotated[str, Field(min_length=1, max_length=40, description="The unit wanted, e.g. 'lbf.ft'.")],
+    source: Annotated[str, Field(max_length=300, description="Where the value came from (a document title), "
+                                 "shown with the result; empty when the person gave it.")] = "",
+) -> dict[str, Any]:
+    """Convert a value from one unit to another (torque N.m to lbf.ft, pressure psi to bar, °C to °F...).
+
+    Units as documents write them are understood ('Nm', 'ft-lb', 'lb.in'). Use it after finding a
+    figure in the documents, or for a figure the person gave. Fails when the units measure different
+    things. No side effects.
+    """
+    from engine.errors import UnitError
+    from engine.units import convert
+
+    try:
+        result = convert(value, from_unit, to_unit).to_dict()
+    except UnitError as exc:
+        raise ToolError(str(exc)) from None
+    return {**result, "source": source}
+
+
 def compare_values(
     ctx: ToolContext,
     entity_a: Annotated[str, Field(min_length=1, max_length=120, description="First thing to compare, e.g. 'A320'.")],

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from engine.llm.base import ChatResponse, Message, TextBlock, ToolSpec, ToolUseBlock, UnfinishedStep, Usage
+from engine.llm.offline_figures import figure_to_convert
 from engine.llm.offline_plan import PlannedStep, plan_request, plan_steps
 
 __all__ = ["OfflineProvider", "PlannedStep", "plan_request", "plan_steps", "summarise", "tool_results"]
@@ -128,6 +129,7 @@ SUMMARIES = {
     "compare_values": _compare,
     "answer_with_review": _answer,
     "calculator": lambda r: [f"{r.get('expression')} = {r.get('value')}"],
+    "convert_units": lambda r: [f"{r.get('text')}" + (f" (the value from {r['source']})" if r.get("source") else "")],
     "get_document": lambda r: [f"{r.get('title')} ({r.get('doc_id')}, {r.get('knowledge_base')}, "
                                f"{r.get('update_date')}): {_quote(r.get('text'), 400)}"],
     "export_report": lambda r: [f"Saved the report {_quote(r.get('title'))} to {r.get('path')}."],
@@ -188,6 +190,8 @@ def _blocked(step: PlannedStep, settled: list[_Settled], offered: set[str]) -> s
         return f"there is no tool to {step.text} here"
     if step.tool not in offered:
         return "no tools were offered" if not offered else f"the {step.tool} tool is not available to this role"
+    if step.tool == "convert_units" and "value" not in step.arguments:
+        return _nothing_to_convert(step, settled)
     if step.uses_previous and settled:
         previous, verb = settled[-1], "send" if step.tool == "send_report" else "export"
         if not previous.done:
@@ -195,6 +199,27 @@ def _blocked(step: PlannedStep, settled: list[_Settled], offered: set[str]) -> s
         empty = EMPTY.get(str(previous.step.tool))
         if empty is not None and empty(previous.envelope.get("result") or {}):
             return f"step {previous.number} ({previous.step.text}) found nothing, so there was nothing to {verb}"
+    return ""
+
+
+def _previous_figure(step: PlannedStep, settled: list[_Settled]):
+    """The figure the previous step found for a "convert it" step (None when there is none)."""
+    previous = settled[-1]
+    return figure_to_convert(str(previous.step.tool), previous.envelope.get("result") or {},
+                             step.arguments["to_unit"], previous.step.text)
+
+
+def _nothing_to_convert(step: PlannedStep, settled: list[_Settled]) -> str:
+    """Why a "convert it" step has no figure to convert (empty when it has one)."""
+    unit = step.arguments.get("to_unit")
+    if not step.uses_previous or not settled:
+        return f"no value was given to convert to {unit}; say which, e.g. 'convert 325 N.m to {unit}'"
+    previous = settled[-1]
+    if not previous.done:
+        return f"step {previous.number} ({previous.step.text}) was not done, so there was nothing to convert"
+    if _previous_figure(step, settled) is None:
+        return (f"step {previous.number} ({previous.step.text}) found no figure in a unit that converts to {unit}, "
+                "so there was nothing to convert")
     return ""
 
 
@@ -212,6 +237,10 @@ def _arguments(step: PlannedStep, settled: list[_Settled], request: str) -> dict
     """The step's arguments; an export or send of "the results" gets the previous results as its body."""
     if not step.uses_previous or not settled:
         return step.arguments
+    if step.tool == "convert_units":
+        found = _previous_figure(step, settled)
+        return {"value": found.value, "from_unit": found.unit, "to_unit": step.arguments["to_unit"],
+                "source": found.source[:300]}
     previous = settled[-1]
     result = previous.envelope["result"] if previous.envelope else {}
     name = str(previous.step.tool)

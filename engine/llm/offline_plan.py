@@ -4,6 +4,7 @@ A request is split where a new action starts ("search X in manuals and export th
 search, then an export). Each step is planned by rules: delete/remove -> delete_document, send
 ... to an address -> send_report, export/save a report -> export_report, compare X and Y ... ->
 compare_values, list / what documents -> list_documents, search/find -> search_knowledge_base,
+convert ... to a unit -> convert_units (of the figure given, or of one the previous step found),
 arithmetic -> calculator, any other question -> answer_with_review. A step whose verb no tool
 serves (translate, summarise...) is kept, with no tool, so that it is reported as not done.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from engine.language.quantities import figures
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 KB_PHRASE = re.compile(
@@ -33,6 +36,8 @@ COMPARE = (
                r"(?:and|with|vs\.?|versus)\s+(?P<b>.+)$", re.IGNORECASE),
     re.compile(r"^compare\s+(?P<a>\S+)\s+(?:and|with|vs\.?|versus|to)\s+(?P<b>\S+)\s+(?P<attr>.+)$", re.IGNORECASE),
 )
+CONVERT = re.compile(r"^(?:convert|express)\s+(?P<what>.*?)\s*\b(?:to|into|in)\s+(?P<unit>[^\s?!,;]+(?:\s*[/*]\s*\S+)?)"
+                     r"[\s?.!]*$", re.IGNORECASE)
 Plan = tuple[str, dict[str, Any]]
 
 
@@ -111,6 +116,14 @@ def plan_request(request: str) -> Plan:
         mode = "keyword" if re.search(r"\b[A-Z]{1,4}-?\d{3,}\b|\d{3}-\d{3}", query) else "hybrid"
         return "search_knowledge_base", {"query": query[:500] or text[:500], "mode": mode, "k": 5,
                                          **({"kb": kb} if kb else {}), **args}
+    convert = CONVERT.match(text)
+    if convert:
+        unit = convert.group("unit").rstrip(".")
+        given = next((f for f in figures(convert.group("what")) if f.unit), None)
+        if given is None:  # "convert it to lbf.ft": the figure comes from the previous step's results
+            return "convert_units", {"to_unit": unit[:40]}
+        written = re.sub(r"^[-+\d.,\s]+", "", given.text) or given.unit  # "N.m" as written, not "n.m"
+        return "convert_units", {"value": given.value, "from_unit": written[:40], "to_unit": unit[:40]}
     expression = arithmetic(text)
     if expression:
         return "calculator", {"expression": expression[:200]}
@@ -118,7 +131,7 @@ def plan_request(request: str) -> Plan:
 
 
 ACTIONS = ("search", "find", "look up", "look for", "list", "show", "display", "compare", "export", "save", "send",
-           "e-mail", "email", "mail", "delete", "remove", "calculate", "compute")
+           "e-mail", "email", "mail", "delete", "remove", "calculate", "compute", "convert", "express")
 """Verbs that start a step the planner can map to a tool."""
 NO_TOOL = ("translate", "summarise", "summarize", "print", "plot", "chart", "draw", "upload", "share", "schedule",
            "rename", "edit", "update", "fax", "post", "publish")
@@ -171,5 +184,7 @@ def plan_steps(request: str) -> tuple[PlannedStep, ...]:
             continue  # "... and show the results": the final answer shows them
         name, arguments = plan_request(part)
         uses_previous = n > 0 and name in USES_PREVIOUS_TOOLS and bool(PREVIOUS.search(part))
+        if name == "convert_units" and "value" not in arguments:
+            uses_previous = n > 0  # "... and convert it to lbf.ft": the figure the previous step found
         steps.append(PlannedStep(part, name, arguments, uses_previous))
     return tuple(steps)

@@ -89,3 +89,37 @@ def test_a_failed_single_step_is_not_reported_completed(tmp_path):
     run = runtime.start("list the documents in nosuchbase", "ana", "viewer")
     assert run.status == "incomplete" and run.steps[0].result["ok"] is False
     assert "did not succeed" in run.final_text
+
+
+CONVERT = "find the A320 axle nut torque and convert it to lbf.ft"
+
+
+def test_a_find_then_convert_request_is_two_steps():
+    find, convert = plan_steps(CONVERT)
+    assert (find.tool, find.arguments["query"]) == ("search_knowledge_base", "A320 axle nut torque")
+    assert (convert.tool, convert.arguments, convert.uses_previous) == ("convert_units", {"to_unit": "lbf.ft"}, True)
+    (given,) = plan_steps("convert 325 N.m to lbf.ft")
+    assert given.arguments == {"value": 325.0, "from_unit": "N.m", "to_unit": "lbf.ft"}
+
+
+def test_find_then_convert_converts_the_figure_found_and_says_where_it_came_from(tmp_path):
+    runtime, store = make_runtime(tmp_path, OfflineProvider(), store=torque_store())
+    run = runtime.start(CONVERT, "ana", "analyst")
+    assert run.status == "completed", run.final_text
+    assert [(s.tool, s.decision) for s in run.steps] == [("search_knowledge_base", "allowed"),
+                                                          ("convert_units", "allowed")]
+    assert store.searches[0]["query"] == "A320 axle nut torque"
+    converted = run.steps[1].result["result"]
+    assert (converted["value"], converted["from_unit"], converted["to_unit"]) == (325.0, "N.m", "lbf.ft")
+    assert round(converted["result"], 1) == 239.7
+    assert "325 N.m = 239.7 lbf.ft" in run.final_text and "SB A320-32-1457 axle nut" in run.final_text
+
+
+def test_find_then_convert_with_no_figure_found_says_the_conversion_was_not_done(tmp_path):
+    store = FakeStore([FakeDoc("x-00000000", "manuals", "Axle nut note", "Torque the A320 axle nut by hand.")])
+    runtime, _ = make_runtime(tmp_path, OfflineProvider(), store=store)
+    run = runtime.start(CONVERT, "ana", "analyst")
+    assert run.status == "incomplete"
+    assert [(s.tool, s.decision) for s in run.steps][-1] == ("convert_units", "not_done")
+    assert "Step 2 (convert it to lbf.ft): not done" in run.final_text
+    assert "found no figure in a unit that converts to lbf.ft" in run.final_text

@@ -47,7 +47,7 @@ def checked_registry(seen: list[tuple[str, bool]]) -> ToolRegistry:
 GOOD = {"query": "brakes", "kb": "manuals", "mode": "keyword", "k": 5, "since": "2024-01-01",
         "doc_id": "brake-wear-1a2b3c4d", "question": "why?", "expression": "1+1", "entity_a": "A320",
         "entity_b": "B737", "attribute": "oil quantity", "title": "Q3 review", "body": "text", "to": "ops@example.com",
-        "subject": "Summary"}
+        "subject": "Summary", "value": 325.0, "from_unit": "N.m", "to_unit": "lbf.ft", "source": "SB 32-1457"}
 
 
 @st.composite

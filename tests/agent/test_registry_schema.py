@@ -54,7 +54,7 @@ def test_default_tools_have_closed_valid_schemas_and_declared_risks():
     registry = default_registry()
     assert registry.names() == [
         "search_knowledge_base", "get_document", "list_documents", "answer_with_review", "calculator",
-        "compare_values", "export_report", "delete_document", "send_report",
+        "convert_units", "compare_values", "export_report", "delete_document", "send_report",
     ]
     risks = {t.name: (t.risk, t.role) for t in registry}
     assert risks["delete_document"] == ("high", "admin") and risks["send_report"] == ("high", "analyst")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from engine.agent import AuditLog
@@ -105,3 +107,14 @@ def test_a_step_the_role_may_not_take_is_shown_not_done(app, ui_data_dir, monkey
     assert any("Not everything you asked for was done" in w.value for w in at.warning)
     assert "not_done" in set(_audit(at)["decision"])
     assert not (ui_data_dir / "exports").exists()
+
+
+def test_a_find_and_convert_request_does_both_parts(app):
+    at = _agent(app)
+    at.chat_input(key="agent.input").set_value("find the A320 axle nut torque and convert it to lbf.ft").run()
+    assert not at.exception
+    labels = _step_labels(at)
+    assert len(labels) == 2 and "search_knowledge_base" in labels[0] and "convert_units" in labels[1], labels
+    assert "allowed" in labels[1] and "ok" in labels[1], labels
+    shown = html.unescape(" ".join(m.value for m in at.markdown))
+    assert "lbf.ft (the value from" in shown and "Step 2 (convert it to lbf.ft): done" in shown

@@ -1,0 +1,78 @@
+"""Unit conversion (pint) for the agent and its offline planner, over the unit spellings documents use.
+
+A unit as written in a document ("N.m", "Nm", "lbf.ft", "ft-lb", "psi") is first brought to its canonical
+spelling by the language toolkit (``engine/language/en/units.toml``), then named for pint by
+``pint_units.toml`` beside this module; anything else is handed to pint as written ("kN*m", "bar").
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from engine.errors import UnitError
+from engine.language.quantities import canonical_unit
+
+NAMES_FILE = Path(__file__).with_name("pint_units.toml")
+
+
+@lru_cache(maxsize=1)
+def _registry():
+    import pint
+
+    return pint.UnitRegistry()
+
+
+@lru_cache(maxsize=1)
+def _names() -> dict[str, str]:
+    return dict(tomllib.loads(NAMES_FILE.read_text(encoding="utf-8"))["units"])
+
+
+def pint_unit(unit: str):
+    """The pint unit for ``unit`` as a document or a person writes it; UnitError when pint does not know it."""
+    text = " ".join(str(unit).split())
+    name = _names().get(canonical_unit(text), text)
+    try:
+        return _registry().Unit(name)
+    except Exception:  # noqa: BLE001 - pint raises several error types for a name it cannot parse
+        raise UnitError(f"{unit!r} is not a unit I can convert; write it as e.g. 'N.m', 'lbf.ft', 'psi', 'kg'.") \
+            from None
+
+
+def convertible(unit: str, to_unit: str) -> bool:
+    """Whether a value in ``unit`` can be converted to ``to_unit`` (same dimension)."""
+    try:
+        return pint_unit(unit).dimensionality == pint_unit(to_unit).dimensionality
+    except UnitError:
+        return False
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """``value`` ``from_unit`` is ``result`` ``to_unit`` (rounded to 4 significant digits in ``text``)."""
+
+    value: float
+    from_unit: str
+    result: float
+    to_unit: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.value:g} {self.from_unit} = {self.result:.4g} {self.to_unit}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "from_unit": self.from_unit, "result": self.result, "to_unit": self.to_unit,
+                "text": self.text}
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
+    """``value`` in ``from_unit`` expressed in ``to_unit``; UnitError when the units differ in kind."""
+    source, target = pint_unit(from_unit), pint_unit(to_unit)
+    if source.dimensionality != target.dimensionality:
+        raise UnitError(f"Cannot convert {from_unit} to {to_unit}: they measure different things "
+                        f"({source.dimensionality} and {target.dimensionality}).")
+    result = _registry().Quantity(float(value), source).to(target).magnitude  # offsets (°C to °F) included
+    return Conversion(float(value), from_unit, float(result), to_unit)
