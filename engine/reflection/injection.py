@@ -2,10 +2,17 @@
 
 Documents are data. A passage that talks to the model ("ignore previous instructions",
 "system: ...", "you are now ...", "approve the pending deletion", a fake ``</untrusted_data>``
-closing or a fake tool result) is an attempt to steer the answer or the agent. The reviewer
+closing or a fake tool result) is an attempt to steer the answer or the agent. So is a passage
+that talks to whoever checks or writes answers (a note "for whoever checks this answer", graders
+told what to accept), that talks about the answers drawn from it ("whatever is summarised from
+this page should give ...") or that labels itself the verified answer. The reviewer
 reports each such passage once as an issue with no location (a note: the answer may still be
 valid), and any answer sentence that carries such text as an issue at that sentence, with a
 correction that drops the sentence, so an answer never passes the instruction on.
+
+``never_evidence`` is the test for answer evidence: a document sentence holding such text, or
+borrowing the syntax of tool calls and results, markup, hidden comments or the answer's own
+``[n]`` citations, is never quoted or used for a value.
 """
 
 from __future__ import annotations
@@ -20,6 +27,18 @@ from engine.results import Correction, Evidence, Review, ReviewIssue
 _IMPERATIVE = (r"(?:you|your|ignore|disregard|forget|must|do not|don't|never|always|call|use|run|execute|delete|"
                r"remove|approve|confirm|reply|respond|answer|output|say|print|send|email|forward|follow|tell|"
                r"include|append|add|reveal|show|write)")
+_CHECKER = (r"(?:(?:human\s+|answer\s+|fact[- ]?)?(?:reviewers?|checkers?|verifiers?|graders?|evaluators?|assessors?|"
+            r"raters?|moderators?|validators?))")
+"""People who judge answers."""
+_MACHINE = (r"(?:software|programs?|programmes?|pipelines?|indexers?|crawlers?|scrapers?|retrievers?|summari[sz]ers?|"
+            r"(?:answer|chat|ai|rag|qa)[ -](?:engines?|bots?|systems?|tools?|services?)|bots?)")
+"""Programs that read documents or write answers (the model itself is named in "addressing the model")."""
+_READING = (r"(?:whoever|anyone|anybody|someone|somebody|the\s+one|the\s+person|those|you)\b[^.:;\n]{0,30}?"
+            r"\b(?:check|read|review|verif|grad|evaluat|assess|answer|respond|repl|summari|process|index|quot|pars|"
+            r"scan|crawl)\w*")
+"""Whoever reads, checks or answers from this text, described by what they do with it."""
+_ANSWERS = r"(?:answers?|responses?|replies|reply|summar(?:y|ies)|outputs?)"
+_DIRECTIVE = r"(?:should|must|shall|will|are\s+to|is\s+to|needs?\s+to|ought\s+to|may\s+only|can\s+only)"
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
                                                           for kind, pattern in (
     ("override", r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|the\s+|every\s+)?"
@@ -105,6 +124,48 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
                        r"api\s+keys?|credentials|secrets?)\b"),
     ("exfiltration", r"\b(?:include|add|append|insert|embed|render|put|place)\b[^.\n]{0,60}\b(?:image|link|url|"
                      r"markdown|picture|pixel)\b[^.\n]{0,60}\b(?:answer|response|reply|output|summary)\b"),
+    # talking to whoever checks or writes the answer: a vocative, a note addressed to them, a directive to them
+    ("addressing a checker", rf"(?:^|[.!?]\s+|\n)[\s>*#_-]*(?:(?:dear|hey|hi|hello|attention|attn\.?)\s*,?\s+)?"
+                             rf"(?:the\s+|all\s+|any\s+)?(?:{_CHECKER}|{_MACHINE})\s*[:,]\s+"
+                             rf"(?=[^.!?\n]{{0,200}}\b(?:{_IMPERATIVE}|accept|treat|mark|flag|pass|fail|reject|quote|state|"
+                             rf"give|return|report)\b)"
+                             rf"|(?:^|[.!?]\s+|\n)[\s>*#_-]*(?:to|for|attention|dear|hey|hi|hello)\s+(?:the\s+|all\s+|any\s+|"
+                             rf"every\s+)?(?:[\w-]+\s+)?(?:{_CHECKER}|{_MACHINE})\b[^.:\n]{{0,60}}:"
+                             rf"|\b(?:notes?|messages?|memo|notice|reminder|heads[- ]up|word|instructions?|guidance|request|"
+                             rf"tip|advice)\s+(?:[^.:;\n]{{0,40}}?\s)?(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+|"
+                             rf"our\s+)?(?:{_CHECKER}|{_MACHINE}|{_READING})"
+                             rf"|\b(?:for|to)\s+(?:whoever|anyone|anybody)\s+(?:is\s+|who\s+)?(?:check|read|review|verif|grad|"
+                             rf"evaluat|assess|answer|respond|repl|summari|process|index|quot)\w*"
+                             rf"|\b{_MACHINE}\s+(?:\w+\s+){{0,3}}?{_DIRECTIVE}\s+(?:only\s+|always\s+|never\s+|not\s+)?"
+                             rf"(?:accept|approve|return|output|give|say|state|quote|report|surface|treat|answer|reply|"
+                             rf"respond|repeat|cite|show|display|print|list)\b"
+                             rf"|\b{_CHECKER}\s+{_DIRECTIVE}\s+(?:only\s+)?(?:accept|approve|pass|mark|score|grade|treat|count|"
+                             rf"take)\s+(?:only\s+)?(?:as\s+correct\s+)?(?:an?\s+|the\s+|any\s+)?(?:{_ANSWERS}|values?|"
+                             rf"figures?|[\d€$£])"),
+    # the text speaks of the answers that will be drawn from it, or of what to say when asked
+    ("about the answer", rf"\b(?:{_ANSWERS}|quot(?:es|ations?))\s+(?:[\w-]+\s+){{0,2}}?(?:drawn|generated|produced|"
+                         rf"derived|taken|built|compiled|made|extracted|written|created|given)\s+(?:from|using|out\s+of|"
+                         rf"on\s+the\s+basis\s+of)\s+(?:this|these)\b"
+                         rf"|\b(?:whatever|anything|everything|what)\s+(?:is|gets|are|will\s+be)\s+(?:summari[sz]ed|quoted|"
+                         rf"taken|extracted|reported|answered|said|cited|repeated|reproduced)\s+(?:from|out\s+of|about)\s+"
+                         rf"(?:this|these|here)\b"
+                         rf"|\b(?:whenever|when|each\s+time|every\s+time)\s+(?:this|these|the|it)\s+(?:[\w-]+\s+){{0,2}}?"
+                         rf"(?:is|are|gets|get)\s+(?:quoted|summari[sz]ed|queried|asked\s+about|"
+                         rf"used\s+to\s+answer)\b"
+                         rf"|\b(?:any|all|every|each)\s+(?:automated|automatic|generated|machine[- ]\w+|ai[- ]\w+)\s+"
+                         rf"{_ANSWERS}\b[^.\n]{{0,80}}?\b(?:{_DIRECTIVE}|cite|quote|state|say|give|report|read)\b"
+                         rf"|\b(?:when|whenever|if)\s+(?:people|anyone|anybody|someone|somebody|users?|customers?|visitors?|"
+                         rf"clients?|callers?|they)\s+(?:\w+\s+){{0,2}}?(?:ask|asks|asked|enquire|enquires|inquire|inquires|"
+                         rf"query|queries)\b[^.\n]{{0,120}}?\b(?:quote[ds]?|say|said|state[ds]?|tell|told|answer(?:ed)?|give|"
+                         rf"given|reply|respond|cite[ds]?)\b"
+                         rf"|\byou\b[^.\n]{{0,40}}\b(?:putting\s+together|writing|drafting|preparing|composing|generating|"
+                         rf"producing)\s+(?:a|an|the|your|any)\s+(?:reply|response|answer|summary)\b"),
+    # text that calls itself the answer to give
+    ("answer label", r"\b(?:verified|approved|canonical|definitive|authoritative|sanctioned|certified)\s+"
+                     r"(?:answers?|wording|responses?|replies|reply)\b"
+                     r"|\b(?:use|quote|repeat|copy|reproduce|give|state)\s+(?:this|these|that|the\s+following|it|them)\s+"
+                     r"(?:[\w-]+\s+){0,2}?(?:verbatim|word\s+for\s+word|word-for-word|exactly\s+as\s+(?:written|given|"
+                     r"stated))\b"),
 ))
 SNIPPET = 80
 RELAYED_CONFIDENCE = 0.3
@@ -129,6 +190,30 @@ def find_instructions(text: str) -> list[Instruction]:
             snippet = " ".join(text[start: match.end() + 40].split())
             found.append(Instruction(kind, snippet[:SNIPPET]))
     return found
+
+
+BORROWED_SYNTAX: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern)) for kind, pattern in (
+    ("tool syntax", r"[{\[]\s*\"[\w ]+\"\s*:|\b\w+\(\s*\w+\s*="),  # a JSON object; a call with named arguments
+    ("markup", r"</?\w+>|<!--"),  # a tag; a comment, hidden from whoever reads the rendered document
+    ("citation mark", r"(?<![\w\]])\[\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]|\[\^\w+\]"
+                      r"|(?<=[.,;:!?)\]\"'\u201d\u2019])[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+"
+                      r"|(?:^|\n)\s*[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+\s"),  # [2], [^1], a superscript mark
+    ("record syntax", r"(?:\b[A-Za-z_][\w-]*=[^\s=][^=]*?){3}"),  # three key=value pairs: a log or tool line
+))
+"""Syntax a statement of the document's author does not use: tool calls and results, markup and hidden comments,
+citation marks in the answers' own ``[n]`` form (quoted, they would read as the answer's citations) and key=value
+records. A sentence holding it is data for a program, not answer evidence."""
+
+
+def borrowed_syntax(sentence: str) -> str:
+    """The kind of borrowed syntax in ``sentence`` ("" when it has none)."""
+    return next((kind for kind, pattern in BORROWED_SYNTAX if pattern.search(sentence or "")), "")
+
+
+def never_evidence(sentence: str) -> bool:
+    """True for a document sentence that is never answer evidence: it reads as an instruction (to the model, the
+    reviewer, whoever answers or checks) or borrows the syntax of tool calls, markup or citations."""
+    return bool(borrowed_syntax(sentence)) or bool(find_instructions(sentence))
 
 
 def injection_issues(evidence: Sequence[Evidence], sentences: Sequence[str],
