@@ -14,17 +14,23 @@ export MALLOC_ARENA_MAX ?= 2
 
 .PHONY: run dev serve test test-fast test-slow soak install bench clean-data
 
+# --no-compile: modules are compiled when first imported; compiling all of torch and transformers up front took
+# most of a fresh install's time and most of it is never imported.
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
 	@touch $(STAMP)
 
+# Also exports the embedding model (once per machine, into ~/.cache/reflective-rag-workbench), so a later
+# `make run` starts with it ready.
 install: $(STAMP)
+	$(PY) -m engine bootstrap --model-only
 
+# The app starts at once; it exports the model if `make install` did not, and indexes sample_docs/ into an empty
+# store in the background, showing the progress on every page.
 run: $(STAMP)
-	$(PY) -m engine bootstrap
 	@echo "Workbench: http://localhost:$(PORT)"
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	WORKBENCH_BOOTSTRAP_DIR=sample_docs $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 # Like run, but reloads pages when their source changes (.streamlit/config.toml turns the watcher off).
 dev: $(STAMP)

@@ -9,6 +9,7 @@ import streamlit as st
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID, TRACES_OPEN
 from components.sidebar import render_sidebar
 from components.sign_in import require_sign_in
+from components.bootstrap_view import bootstrap_status
 from components.warmup_view import loading_status
 
 st.set_page_config(page_title="Reflective RAG workbench", page_icon=":material/fact_check:", layout="wide")
@@ -30,6 +31,7 @@ PAGES = [
 
 page = st.navigation(PAGES)
 loading_status()  # the model and store load in the background from the first request on
+bootstrap_status()  # with WORKBENCH_BOOTSTRAP_DIR (make run): the sample documents are indexed in the background
 sidebar = st.sidebar.container()  # filled after the page ran, so it lists what the page just changed (an upload)
 try:
     page.run()

@@ -9,6 +9,7 @@ overrides passed by the CLI or the caller.
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -34,6 +35,12 @@ def _json_text(value: Any, name: str) -> Any:
         except ValueError as exc:
             raise ValueError(f"{name} is not valid JSON ({exc})") from None
     return value
+
+
+def user_cache_folder() -> Path:
+    """This user's cache folder for the workbench: $XDG_CACHE_HOME (else ~/.cache)/reflective-rag-workbench."""
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root).expanduser() / "reflective-rag-workbench"
 
 
 class Settings(BaseSettings):
@@ -100,13 +107,23 @@ class Settings(BaseSettings):
         "docs/benchmarks.md), the same export in float (onnx), or on PyTorch (torch).",
     )
     embedding_cache_dir: Path | None = Field(
-        default=None, description="Folder for the exported ONNX embedding model; unset: DATA_DIR/models.",
+        default=None, description="Folder for the exported ONNX embedding model; unset: the user's cache folder "
+        "($XDG_CACHE_HOME or ~/.cache)/reflective-rag-workbench/models, shared by every checkout and data folder "
+        "(an export is keyed by the weights, the backend and ONNX Runtime's version, so they never mix).",
     )
 
     @property
     def embedding_cache_folder(self) -> Path:
-        """Where the exported ONNX embedding model is kept: ``embedding_cache_dir``, else ``DATA_DIR/models``."""
-        return (self.embedding_cache_dir or self.data_dir / "models").expanduser()
+        """Where the exported ONNX embedding model is kept: ``embedding_cache_dir``, else the user's cache folder."""
+        if self.embedding_cache_dir is not None:
+            return self.embedding_cache_dir.expanduser()
+        return user_cache_folder() / "models"
+
+    bootstrap_dir: Path | None = Field(
+        default=None, description="WORKBENCH_BOOTSTRAP_DIR: a folder whose subfolders the app indexes as knowledge "
+        "bases, in the background, when the store has none (`make run` sets sample_docs). The pages show the "
+        "progress and work meanwhile. Unset: no indexing at start-up.",
+    )
 
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."

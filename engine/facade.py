@@ -22,6 +22,7 @@ from engine.identity import Directory, Identity
 if TYPE_CHECKING:
     from engine.agent import AgentRuntime
     from engine.agent.access import AgentGate
+    from engine.bootstrap import Bootstrap
     from engine.experiments import ExperimentStore, RolloutStore
     from engine.ingest import Ingestor
     from engine.orchestration import StrategyStore
@@ -199,6 +200,19 @@ class Workbench:
         return TraceView(self.traces, self.readable(identity), identity.name)
 
     # -- start-up and health --------------------------------------------------------------------------------------
+    def bootstrap(self) -> Bootstrap | None:
+        """The start-up indexing of ``settings.bootstrap_dir`` (engine/bootstrap.py), started on the first call;
+        None when no folder is set."""
+        folder = self.settings.bootstrap_dir
+        if folder is None:
+            return None
+
+        def build() -> Bootstrap:
+            from engine.bootstrap import Bootstrap
+
+            return Bootstrap(self.store, folder).start()
+        return self._part("bootstrap", build)
+
     def warm_steps(self) -> list[tuple[str, Callable[[], object]]]:
         """The slow first loads, named: the store, the embedding model, spaCy (named entities and the full parse)."""
         from engine.language import nlp

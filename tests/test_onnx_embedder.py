@@ -119,11 +119,13 @@ def test_settings_choose_the_onnx_backend_and_its_cache(int8_cache, tmp_path, mo
 
 
 @pytest.mark.unit
-def test_cache_folder_defaults_under_the_data_dir(tmp_path, monkeypatch):
+def test_cache_folder_defaults_to_the_users_cache_shared_by_every_checkout(tmp_path, monkeypatch):
     monkeypatch.delenv("WORKBENCH_EMBEDDING_CACHE_DIR", raising=False)
     monkeypatch.delenv("WORKBENCH_EMBEDDING_BACKEND", raising=False)
-    settings = load_settings(data_dir=tmp_path, embedding_backend="onnx")
-    assert settings.embedding_cache_folder == tmp_path / "models"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    settings = load_settings(data_dir=tmp_path / "one", embedding_backend="onnx")
+    assert settings.embedding_cache_folder == tmp_path / "cache" / "reflective-rag-workbench" / "models"
+    assert load_settings(data_dir=tmp_path / "two").embedding_cache_folder == settings.embedding_cache_folder
     assert load_settings(data_dir=tmp_path).embedding_backend == "onnx-int8", "int8 won the side-by-side"
 
 

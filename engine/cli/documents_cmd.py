@@ -67,6 +67,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("bootstrap", parents=[parent], help="index sample_docs/ when the store is empty")
     p.add_argument("--sample-dir", default=str(SAMPLE_DIR))
+    p.add_argument("--model-only", action="store_true",
+                   help="only prepare the embedding model (export it once per machine); index nothing")
     p.set_defaults(handler=cmd_bootstrap)
 
 
@@ -193,6 +195,10 @@ def cmd_bootstrap(args) -> int:
         print(f"Preparing the embedding model ({store.settings.embedding_backend}: a one-time export into "
               f"{store.settings.embedding_cache_folder}, about 10-20 s)...", file=sys.stderr, flush=True)
         store.embedder  # noqa: B018 - loads the model, exporting it once
+    if getattr(args, "model_only", False):
+        emit(args, {"model": str(store.settings.embedding_cache_folder)},
+             lambda p: f"Embedding model ready ({store.settings.embedding_backend}) in {p['model']}.")
+        return 0
     payload = {"indexed": False, "knowledge_bases": store.knowledge_base_names(), "reports": []}
     if not store.knowledge_base_names():
         ingestor = Ingestor(store)
