@@ -89,9 +89,9 @@ def app(ui_data_dir: Path):
 
 
 def open_page(at, page: str):
-    """Run app.py (the Ask page), then switch to ``pages/<page>.py`` and run that."""
+    """Run app.py (the Ask page), then switch to ``views/<page>.py`` and run that."""
     at.run()
-    return at.switch_page(f"pages/{page}.py").run()
+    return at.switch_page(f"views/{page}.py").run()
 
 
 def ask(at, question: str = SAMPLE_QUESTION, reflection: str = "on"):

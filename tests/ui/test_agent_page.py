@@ -100,7 +100,7 @@ def test_a_two_step_request_runs_both_steps(app, ui_data_dir):
 
 def test_a_step_the_role_may_not_take_is_shown_not_done(app, ui_data_dir, monkeypatch):
     configure_users(monkeypatch, {"vera": {"role": "viewer"}})
-    at = sign_in(app, "vera").switch_page("pages/agent.py").run()
+    at = sign_in(app, "vera").switch_page("views/agent.py").run()
     at.chat_input(key="agent.input").set_value("search axle nut torque in manuals and export the results").run()
     assert not at.exception
     assert any("export_report" in x and "not done" in x for x in _step_labels(at))

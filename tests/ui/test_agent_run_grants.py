@@ -30,7 +30,7 @@ def _text(at) -> str:
 
 def _agent_page(name: str):
     at = sign_in(AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT), name)
-    return at.switch_page("pages/agent.py").run()
+    return at.switch_page("views/agent.py").run()
 
 
 def test_a_run_over_a_base_alice_cannot_read_never_reaches_her_agent_page(monkeypatch, ui_data_dir):

@@ -139,9 +139,9 @@ def test_inputs_are_kept_after_visiting_another_page(app):
     at.number_input(key="ask.rounds").set_value(3)
     at = ask(at, SECOND_QUESTION, reflection="off")
     assert not at.exception
-    at = at.switch_page("pages/documents.py").run()
+    at = at.switch_page("views/documents.py").run()
     assert not at.exception and "ask.kbs" not in at.session_state  # Streamlit dropped the widget's state
-    at = at.switch_page("pages/ask.py").run()
+    at = at.switch_page("views/ask.py").run()
     assert not at.exception and not at.warning
     assert at.multiselect(key="ask.kbs").value == ["faq"]
     assert at.segmented_control(key="ask.reflection").value == "off"
@@ -157,8 +157,8 @@ def test_a_deleted_base_is_dropped_from_the_kept_picks(app, ui_data_dir):
     at = app.run()
     at.multiselect(key="ask.kbs").select("faq").select("manuals")
     at = ask(at, reflection="off")
-    at = at.switch_page("pages/documents.py").run()
+    at = at.switch_page("views/documents.py").run()
     KnowledgeBaseStore(load_settings(data_dir=ui_data_dir)).drop_knowledge_base("faq")
-    at = at.switch_page("pages/ask.py").run()
+    at = at.switch_page("views/ask.py").run()
     assert not at.exception
     assert at.multiselect(key="ask.kbs").value == ["manuals"]

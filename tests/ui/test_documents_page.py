@@ -174,7 +174,7 @@ def test_upload_into_a_new_base(app):
     at.text_input(key="documents.new_kb").set_value("shop-notes")
     at.button(key="documents.submit").click().run()
     assert "shop-notes" in set(_table(at)["knowledge_base"])
-    at = at.switch_page("pages/ask.py").run()
+    at = at.switch_page("views/ask.py").run()
     assert "shop-notes" in at.multiselect(key="ask.kbs").options
 
 

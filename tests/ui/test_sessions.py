@@ -28,7 +28,7 @@ def _session() -> AppTest:
 def _session_a_asks_and_pauses(first: AppTest) -> tuple[AppTest, str]:
     first = ask(first, QUESTION)
     assert not first.exception
-    first.switch_page("pages/agent.py").run()
+    first.switch_page("views/agent.py").run()
     first.chat_input(key="agent.input").set_value(DELETE).run()
     assert not first.exception
     pending = next(b for b in first.button if (b.key or "").startswith("agent.approve."))
@@ -41,7 +41,7 @@ def test_two_sessions_never_see_each_others_history_or_pending_confirmations(app
     assert not second.exception
     assert not [b for b in second.button if (b.key or "").startswith("ask.history.")]
     assert QUESTION not in _everything(second)
-    second.switch_page("pages/agent.py").run()
+    second.switch_page("views/agent.py").run()
     assert not second.exception
     seen = _everything(second)
     assert run_id not in seen and "Shop Note SN-19-007" not in seen and "waiting for approval" not in seen

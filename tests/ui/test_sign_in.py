@@ -66,12 +66,12 @@ def test_sign_in_is_refused_for_a_while_after_too_many_wrong_passwords(app, user
 
 
 def test_the_role_comes_from_the_user_and_there_is_no_role_picker(app, users):
-    at = sign_in(app, "vera").switch_page("pages/agent.py").run()
+    at = sign_in(app, "vera").switch_page("views/agent.py").run()
     assert not at.exception
     assert not [w for w in at.segmented_control if w.key == "agent.role"]
     assert not [w for w in at.text_input if w.key == "agent.user"]
     assert "Runs act as vera with the viewer role" in _text(at)
-    at.switch_page("pages/documents.py").run()
+    at.switch_page("views/documents.py").run()
     assert any("may read documents but not upload" in i.value for i in at.info)
 
 
@@ -88,11 +88,11 @@ def test_a_user_sees_only_the_bases_they_may_read(app, users):
     assert "`manuals`" in sidebar and "`faq`" not in sidebar
     at = ask(at, "What does the shop note say about the MLG axle nut torque?")
     assert not at.exception and "Shop Note SN-19-007" not in _text(at)
-    at.switch_page("pages/documents.py").run()
+    at.switch_page("views/documents.py").run()
     assert not at.exception
     shown = _text(at)
     assert "a320-amm-32-41" in shown and "shop-note-2019" not in shown and "Quick Facts" not in shown
-    at.switch_page("pages/traces.py").run()
+    at.switch_page("views/traces.py").run()
     assert not at.exception and "faq" not in "".join(d.value.to_string() for d in at.dataframe)
 
 
@@ -101,18 +101,18 @@ def test_a_deletion_is_approved_by_another_user_not_by_the_one_who_asked(app, us
 
     from tests.ui.conftest import APP_TIMEOUT, ROOT
 
-    alice = sign_in(app, "alice").switch_page("pages/agent.py").run()
+    alice = sign_in(app, "alice").switch_page("views/agent.py").run()
     alice.chat_input(key="agent.input").set_value(f"delete the document {SHOP_NOTE}").run()
     assert not alice.exception
     approve = next(b for b in alice.button if (b.key or "").startswith("agent.approve."))
     assert approve.disabled and "another user must approve it" in _text(alice)
 
     vera = sign_in(AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT), "vera")
-    vera.switch_page("pages/agent.py").run()
+    vera.switch_page("views/agent.py").run()
     assert "Waiting for your approval" not in _text(vera)  # a viewer may not approve a delete
 
     bob = sign_in(AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT), "bob")
-    bob.switch_page("pages/agent.py").run()
+    bob.switch_page("views/agent.py").run()
     assert "Waiting for your approval" in _text(bob) and SHOP_NOTE in _text(bob)
     next(b for b in bob.button if (b.key or "").startswith("agent.approve.")).click().run()
     assert not bob.exception and SHOP_NOTE not in _titles(users)
@@ -125,7 +125,7 @@ def test_a_deletion_is_approved_by_another_user_not_by_the_one_who_asked(app, us
 def test_every_page_renders_for_a_viewer_and_a_user_with_one_base(app, users, name):
     at = sign_in(app, name)
     for page in ("documents", "strategy", "agent", "traces", "experiments"):
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"views/{page}.py").run()
         assert not at.exception, (page, at.exception)
     if name == "vera":
         assert any("may read saved experiments but not run one" in c.value for c in at.caption)

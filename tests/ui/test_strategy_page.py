@@ -98,8 +98,8 @@ def test_save_then_activate_an_old_version(app, ui_data_dir):
 def test_draft_survives_a_visit_to_another_page(app):
     at = _page(app)
     at.slider(key="strategy.w.keyword").set_value(1.5).run()
-    at.switch_page("pages/documents.py").run()
-    at.switch_page("pages/strategy.py").run()
+    at.switch_page("views/documents.py").run()
+    at.switch_page("views/strategy.py").run()
     assert not at.exception
     assert at.slider(key="strategy.w.keyword").value == 1.5
 
@@ -107,8 +107,8 @@ def test_draft_survives_a_visit_to_another_page(app):
 def test_sample_question_is_kept_after_visiting_another_page(app):
     at = _page(app)
     at.text_input(key="strategy.question").set_value("What does the AMM say about axle nut torque?").run()
-    at = at.switch_page("pages/documents.py").run()
-    at = at.switch_page("pages/strategy.py").run()
+    at = at.switch_page("views/documents.py").run()
+    at = at.switch_page("views/strategy.py").run()
     assert not at.exception
     assert at.text_input(key="strategy.question").value == "What does the AMM say about axle nut torque?"
 

@@ -20,7 +20,7 @@ def test_no_runs_yet(app):
 def test_lists_charts_and_opens_a_run(app):
     at = ask(app.run())
     trace_id = at.session_state["ask.history"][-1].trace_id
-    at = at.switch_page("pages/traces.py").run()
+    at = at.switch_page("views/traces.py").run()
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["trace"]) == [trace_id] and table["question"][0] == SAMPLE_QUESTION
