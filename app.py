@@ -35,6 +35,7 @@ page = st.navigation(PAGES)
 import uuid  # noqa: E402 - after the navigation, on purpose (see the module's docstring)
 
 from components.bootstrap_view import bootstrap_status  # noqa: E402
+from components.factories import start_background  # noqa: E402
 from components.session import ASK_HISTORY, ASK_SELECTED, SESSION_ID, TRACES_OPEN  # noqa: E402
 from components.sidebar import render_sidebar  # noqa: E402
 from components.sign_in import require_sign_in  # noqa: E402
@@ -55,3 +56,4 @@ try:
 finally:
     with sidebar:
         render_sidebar()
+    start_background()  # after the page is drawn, so the first page does not wait for the loading threads

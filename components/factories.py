@@ -95,7 +95,17 @@ def get_reflection_parts(provider_id: str) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def get_warmup():
-    """Started once per process: opens the store, loads the embedding model and spaCy in the background."""
+    """Once per process: opens the store, loads the embedding model and spaCy in the background, from when
+    ``start_background`` starts it (after the first page is drawn)."""
     from engine.warmup import Warmup
 
-    return Warmup(get_workbench().warm_steps()).start()
+    return Warmup(get_workbench().warm_steps())
+
+
+def start_background() -> None:
+    """Start the warm-up and the start-up indexing (each once per process). app.py calls it after the page ran, so
+    the first page is drawn before they take the cores."""
+    get_warmup().start()
+    bootstrap = get_workbench().bootstrap()
+    if bootstrap is not None:
+        bootstrap.start()

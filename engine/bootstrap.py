@@ -65,11 +65,16 @@ class Bootstrap:
         self.started = clock()
 
     def start(self) -> Bootstrap:
-        self._thread.start()
+        """Start the work on its thread (once; later calls do nothing)."""
+        with self._lock:
+            if self._thread.ident is None:
+                self._thread.start()
         return self
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the work ends (for tests and scripts); True when it has."""
+        """Block until the work ends (for tests and scripts); True when it has (False when never started)."""
+        if self._thread.ident is None:
+            return False
         self._thread.join(timeout)
         return not self.state().busy
 

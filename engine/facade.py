@@ -201,8 +201,8 @@ class Workbench:
 
     # -- start-up and health --------------------------------------------------------------------------------------
     def bootstrap(self) -> Bootstrap | None:
-        """The start-up indexing of ``settings.bootstrap_dir`` (engine/bootstrap.py), started on the first call;
-        None when no folder is set."""
+        """The start-up indexing of ``settings.bootstrap_dir`` (engine/bootstrap.py), built on the first call and
+        not yet started (``start()`` it); None when no folder is set."""
         folder = self.settings.bootstrap_dir
         if folder is None:
             return None
@@ -210,7 +210,7 @@ class Workbench:
         def build() -> Bootstrap:
             from engine.bootstrap import Bootstrap
 
-            return Bootstrap(self.store, folder).start()
+            return Bootstrap(self.store, folder)
         return self._part("bootstrap", build)
 
     def warm_steps(self) -> list[tuple[str, Callable[[], object]]]:

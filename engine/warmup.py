@@ -30,7 +30,10 @@ class Warmup:
         self._thread = threading.Thread(target=self._run, name="workbench-warmup", daemon=True)
 
     def start(self) -> Warmup:
-        self._thread.start()
+        """Start the loading thread (once; later calls do nothing)."""
+        with self._lock:
+            if not self._thread.is_alive() and self._thread.ident is None:
+                self._thread.start()
         return self
 
     def _set(self, state: WarmupState) -> None:
@@ -57,6 +60,8 @@ class Warmup:
         return all(s.status in ("ready", "failed") for s in self.states())
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until every step finished (for tests and scripts); True when done."""
+        """Block until every step finished (for tests and scripts); True when done (False when never started)."""
+        if self._thread.ident is None:
+            return self.done
         self._thread.join(timeout)
         return self.done
