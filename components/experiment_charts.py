@@ -61,6 +61,10 @@ def diff_forest(result: ExperimentResult) -> go.Figure:
 
 
 def render_charts(result: ExperimentResult) -> None:
+    st.subheader("Charts", anchor=False)
+    st.caption("Left: each arm's value per quality metric (what each measures is in the table above). Right: "
+               "latency percentiles. Below: B − A per metric with its bootstrap interval; a point whose interval "
+               "crosses the dotted zero line is no clear difference.")
     left, right = st.columns([3, 2])
     left.plotly_chart(ab_bars(result, latency=False), key="experiments.chart_quality", config=CHART_CONFIG)
     right.plotly_chart(ab_bars(result, latency=True), key="experiments.chart_latency", config=CHART_CONFIG)

@@ -13,6 +13,7 @@ from engine.experiments import (
     GOLD_METRICS, MIN_PAIRED_QUESTIONS, ExperimentResult, ExperimentStore, QuestionSet, RolloutStore, Variant,
     questions_from_traces, run_experiment, sample_questions, variant_pair,
 )
+from engine.experiments.explain import explain, meaning
 from engine.experiments.rollout import format_share
 from engine.orchestration import StrategyStore
 
@@ -148,9 +149,10 @@ def metrics_frame(result: ExperimentResult) -> pd.DataFrame:
             "metric": row["label"], **{k: None if row[v] is None else round(row[v], digits)
                                        for k, v in (("A", "A"), ("B", "B"), ("B − A", "diff"))},
             level: "withheld" if diff.withheld else interval,
-            "better when": row["better"], "verdict": row["verdict"],
+            "better when": row["better"], "verdict": row["verdict"], "what it measures": meaning(row["metric"]),
         })
-    return pd.DataFrame(rows, columns=["metric", "A", "B", "B − A", level, "better when", "verdict"])
+    return pd.DataFrame(rows, columns=["metric", "A", "B", "B − A", level, "better when", "verdict",
+                                       "what it measures"])
 
 
 def answers_frame(result: ExperimentResult) -> pd.DataFrame:
@@ -173,14 +175,17 @@ def gold_frame(result: ExperimentResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def render_why(result: ExperimentResult) -> None:
+    """Why the arms differ or not, in sentences from the engine."""
+    st.subheader("Why the arms differ, or do not", anchor=False)
+    st.markdown("\n".join(f"- {label(line, limit=600)}" for line in explain(result)))
+
+
 def render_gold(result: ExperimentResult) -> None:
-    """Each arm against the gold answers, or why the run has no such scores."""
-    st.subheader("Against the gold answers")
+    """Each arm against the gold answers; nothing (the summary says why) when the questions had none."""
     if not result.has_gold:
-        st.caption("These questions had no gold answers, so a wrong answer counts the same as a right one here. "
-                   "Upload an eval qa JSONL file ({\"id\", \"question\", \"answers\", \"answerable\"}) to score "
-                   "answered accuracy and refusal recall.")
         return
+    st.subheader("Against the gold answers", anchor=False)
     st.caption("Answered accuracy: answered answerable questions whose answer holds a gold answer. Refusal recall: "
                "unanswerable questions refused. Coverage: answerable questions answered. Scored as `eval qa` does.")
     st.dataframe(gold_frame(result), hide_index=True, width="stretch",

@@ -59,7 +59,9 @@ if result is not None:
     st.header("Results", divider="gray")
     view.render_summary(result)
     st.dataframe(view.metrics_frame(result), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="localized") for c in ("A", "B", "B − A")})
+                 column_config={**{c: st.column_config.NumberColumn(format="localized") for c in ("A", "B", "B − A")},
+                                "what it measures": st.column_config.TextColumn(width="large")})
+    view.render_why(result)
     view.render_gold(result)
     charts.render_charts(result)
     view.render_answers(result)

@@ -43,6 +43,12 @@ def test_tiny_ab_shows_metrics_and_charts(app, ui_data_dir):
     assert list(counts["answers"]) == [2, 2]
     assert list(counts["variant"]) == ["reflection off", "reflection on"]
     assert len(at.get("plotly_chart")) == 3
+    subheaders = [h.value for h in at.subheader]
+    assert "Against the gold answers" not in subheaders  # no gold answers: the charts are not filed under them
+    assert subheaders.index("Why the arms differ, or do not") < subheaders.index("Charts")
+    assert metrics["what it measures"].str.len().gt(0).all()
+    why = " ".join(m.value for m in at.markdown)
+    assert "0 by design" in why and "both arms ended the same way" in why and "Without gold answers" in why
     answers = _frame(at, "trace")
     assert len(answers) == 4 and answers["trace"].str.len().gt(0).all()
     saved = ExperimentStore(ui_data_dir).list()
