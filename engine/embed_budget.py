@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import DocumentError
-from engine.store.sentences import embed_sentences
+from engine.store.sentences import embed_with_sentences
 
 FIRST_STEP = 16
 """Chunks of the first step: enough to measure the rate (about a second on two cores), little to waste."""
@@ -80,9 +80,12 @@ def embed_within(embedder: Any, texts: Sequence[str], limit_s: float, chunk_text
     sentences: list[Any] | None = [] if chunk_texts is not None else None
     for start, end in steps(len(texts)):
         for a, b in _parts(start, end, on_step is not None):
-            vectors.extend(embedder.encode(list(texts[a:b])))
-            if sentences is not None:
-                sentences.extend(embed_sentences(embedder, list(chunk_texts[a:b])))
+            if sentences is None:
+                vectors.extend(embedder.encode(list(texts[a:b])))
+            else:  # one call: chunks and sentences embed side by side
+                part, their_sentences = embed_with_sentences(embedder, list(texts[a:b]), list(chunk_texts[a:b]))
+                vectors.extend(part)
+                sentences.extend(their_sentences)
             if on_step is not None and b < end:
                 on_step(b)
         budget.check(end)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import shutil
 import tempfile
 import threading
@@ -25,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from engine.errors import ConfigError
+from engine.fork_safe import ForkSafePool
 
 ONNX_BACKENDS = ("onnx", "onnx-int8")
 MODEL_FILE = "model.onnx"
@@ -32,19 +34,22 @@ MANIFEST_FILE = "manifest.json"
 EXPORT_VERSION = 2
 """Bump when the exported graph changes, so old cache folders are not reused."""
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-BULK_TEXTS = 9
-"""Calls with this many texts or more (ingest) run on a session whose threads keep busy-waiting between runs; smaller
-calls (an ask's queries, a few sentences) on one whose threads stop when a run ends, so they do not spin on the cores
-an ask's searches need. Stopping after every one-text run of an ingest cost about 15% of its speed on retrieval_dev;
-spinning after an ask's encodes doubled the CPU an ask used (docs/benchmarks.md, "Engine overhead per ask"). The two
-sessions hold the same model with the same threads, so a text gets the same vector from either."""
+POOL_SESSIONS_MAX = 8
+"""Calls of two texts or more run on a pool of sessions, one per core (at most this many; each holds its own copy of
+the model, about 90 MB), each running one text at a time on one thread of its own, side by side. One session with
+two threads waits for both at every step of every run: on this 2-core machine under load (load average 10-13) 80
+chunks and 280 sentences, one text per run, took 27-28 s and 10.9 CPU-seconds there against 12-14 s and 5.7
+CPU-seconds on two one-thread sessions (docs/benchmarks.md, "Ingest side by side with LlamaIndex"). A session's
+thread count does not change a vector (``tests/test_onnx_embedder.py`` checks it bit for bit)."""
 INT8_ROWS_PER_RUN = 1
 """Texts per ONNX Runtime run with ``onnx-int8``. Dynamic quantisation sets its activation scales from the
 whole input of a run, padding included, so in a batch a text's vector depends on its batch mates (cosine 0.97
 to its own single-text vector was measured on sample_docs sentences). One text per run makes every vector a
 function of its text alone: a query and the same text at ingest get the same vector, and so do two ingest
-engines. It is also faster here, since nothing is padded: 45 mixed-length sentences took 0.20 s one by one
-against 0.74 s in one batch of 64, and 64 chunks 1.09 s against 1.77 s (2-core machine)."""
+engines. Batching it without that dependence was measured and does not pay on this machine's CPU (AVX2, no VNNI):
+statically quantised activations (ONNX Runtime's QDQ quantiser, calibrated on sample_docs) batched by padded
+length used 5.6 CPU-seconds where one text per run used 5.5-5.8, the float model batched 5.5-6.3, and the
+static model's vectors moved further from the float ones (cosine 0.993 mean against 0.996)."""
 
 
 def _require_onnxruntime():
@@ -182,7 +187,8 @@ class OnnxEmbedder:
             export_model(model_dir, backend, self.folder)
             self.exported = True
         self._session = self._open_session(stop_spinning=True)
-        self._bulk_session = None  # opened on the first call with BULK_TEXTS texts or more
+        self._pool: _SessionPool | None = None  # opened on the first call of two texts or more
+        self._pool_lock = threading.Lock()
         self._beside_session = None  # one thread: opened on the first ``encode_beside``
         self._beside_lock = threading.Lock()
         self.max_seq_length = _max_seq_length(model_dir)
@@ -201,13 +207,16 @@ class OnnxEmbedder:
             options.add_session_config_entry("session.force_spinning_stop", "1")
         return ort.InferenceSession(str(self.folder / MODEL_FILE), options, providers=["CPUExecutionProvider"])
 
-    def _session_for(self, texts: int):
-        """The session for a call of ``texts`` texts (see ``BULK_TEXTS``); call with the encode lock held."""
-        if texts < BULK_TEXTS:
-            return self._session
-        if self._bulk_session is None:
-            self._bulk_session = self._open_session(stop_spinning=False)
-        return self._bulk_session
+    def _pool_for_bulk(self) -> "_SessionPool":
+        """The pool of one-thread sessions (see ``POOL_SESSIONS_MAX``), opened on first use."""
+        with self._pool_lock:
+            if self._pool is None:
+                cores = _usable_cores()
+                size = min(cores, POOL_SESSIONS_MAX)
+                threads = max(1, cores // size)
+                self._pool = _SessionPool([self._open_session(stop_spinning=True, threads=threads)
+                                           for _ in range(size)])
+            return self._pool
 
     def _run(self, encodings: list, session=None) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -220,21 +229,22 @@ class OnnxEmbedder:
         return (session or self._session).run(None, feeds)[0]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` in batches of similar token counts (one text per run with int8, see
-        ``INT8_ROWS_PER_RUN``); returns shape (len(texts), dim)."""
+        """Embed ``texts``; returns shape (len(texts), dim). One text runs on the model's own session (every core
+        on that one text); more run side by side on the pool of one-thread sessions, longest first, in batches of
+        similar token counts (one text per run with int8, see ``INT8_ROWS_PER_RUN``)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
+        if len(encodings) == 1:
+            with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
+                return self._run(encodings, self._session).astype(np.float32, copy=False)
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
-        out: np.ndarray | None = None
-        with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
-            session = self._session_for(len(encodings))
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start:start + self.batch_size]
-                vectors = self._run([encodings[i] for i in rows], session)
-                if out is None:
-                    out = np.empty((len(encodings), vectors.shape[1]), dtype=np.float32)
-                out[rows] = vectors
+        runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        pool = self._pool_for_bulk()
+        results = pool.map(lambda rows, session: self._run([encodings[i] for i in rows], session), runs)
+        out = np.empty((len(encodings), results[0].shape[1]), dtype=np.float32)
+        for rows, vectors in zip(runs, results):
+            out[rows] = vectors
         return out
 
     def encode_one(self, text: str) -> np.ndarray:
@@ -250,3 +260,35 @@ class OnnxEmbedder:
             if self._beside_session is None:
                 self._beside_session = self._open_session(stop_spinning=True, threads=1)
             return self._run(encodings, self._beside_session)[0]
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class _SessionPool:
+    """Sessions of one model, each running one job at a time on a thread of its own; callers may share it."""
+
+    def __init__(self, sessions: list) -> None:
+        if not sessions:
+            raise ValueError("a session pool needs at least one session")
+        self.sessions = list(sessions)
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        for session in self.sessions:
+            self._idle.put(session)
+        self._threads = ForkSafePool(len(self.sessions), "embed")  # a forked child gets threads of its own
+
+    def map(self, job, items: Sequence) -> list:
+        """``job(item, session)`` for every item, side by side on the free sessions; results in the items' order."""
+        def run(item):
+            session = self._idle.get()
+            try:
+                return job(item, session)
+            finally:
+                self._idle.put(session)
+
+        return [future.result() for future in [self._threads.submit(run, item) for item in items]]

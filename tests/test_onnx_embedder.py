@@ -56,18 +56,37 @@ def test_int8_backend_exports_offline_and_matches_torch(int8_cache):
 
 
 @pytest.mark.integration
-def test_an_ingest_sized_call_gives_the_vectors_of_one_text_calls(tmp_path):
-    """Calls of BULK_TEXTS texts or more run on a second session (threads spinning between runs); the vectors are
-    those of the one-text calls an ask makes."""
+def test_a_call_of_many_texts_runs_on_the_pool_and_gives_the_vectors_of_one_text_calls(tmp_path):
+    """Calls of two texts or more run side by side on one-thread sessions; every vector is the one-text call's,
+    bit for bit, whatever else is in the call and in whatever order (the sentence vectors the ingest stores are
+    read back by text, so a text's vector must not depend on its batch mates)."""
     cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path  # the suite's shared export, if any
     embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
-    texts = TEXTS * 2
-    assert len(texts) >= onnx_embedder.BULK_TEXTS
-    single = np.stack([embedder.encode([t])[0] for t in texts])
-    assert embedder._bulk_session is None
-    bulk = embedder.encode(texts)
-    assert embedder._bulk_session is not None
-    assert np.array_equal(bulk, single)
+    single = np.stack([embedder.encode([t])[0] for t in TEXTS])
+    assert embedder._pool is None, "one text at a time runs on the model's own session"
+    assert np.array_equal(embedder.encode(TEXTS), single)
+    pool = embedder._pool
+    assert pool is not None and len(pool.sessions) == min(onnx_embedder._usable_cores(),
+                                                           onnx_embedder.POOL_SESSIONS_MAX)
+    if onnx_embedder._usable_cores() <= onnx_embedder.POOL_SESSIONS_MAX:
+        assert {s.get_session_options().intra_op_num_threads for s in pool.sessions} == {1}
+    mixed = embedder.encode(["an unrelated much longer text " * 20, *TEXTS[::-1], "short"])
+    assert np.array_equal(mixed[1:-1][::-1], single)
+
+
+@pytest.mark.integration
+def test_callers_share_the_pool_at_once(tmp_path):
+    """Two threads encoding at once (an ingest and an ask) each get their own texts' vectors."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
+    expected = {i: embedder.encode([t, "padding text"])[0] for i, t in enumerate(TEXTS)}
+    order = list(range(len(TEXTS))) * 3
+    with ThreadPoolExecutor(4) as threads:
+        got = list(threads.map(lambda i: embedder.encode([TEXTS[i], f"mate {i}", "another mate"])[0], order))
+    for i, vector in zip(order, got):
+        assert np.array_equal(vector, expected[i])
 
 
 @pytest.mark.integration

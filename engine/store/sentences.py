@@ -52,11 +52,20 @@ def sentence_schema(dim: int) -> pa.Schema:
 
 def embed_sentences(embedder: Any, texts: Sequence[str]) -> list[tuple[tuple[str, ...], np.ndarray]]:
     """Per chunk text: its sentences and their vectors (each distinct sentence of the batch embedded once)."""
-    per_chunk = [read_sentences(text) for text in texts]
-    distinct = list(dict.fromkeys(s for sentences in per_chunk for s in sentences))
+    return embed_with_sentences(embedder, (), texts)[1]
+
+
+def embed_with_sentences(embedder: Any, texts: Sequence[str], chunk_texts: Sequence[str]
+                         ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]]]:
+    """The vectors of ``texts`` (chunks as embedded), and per chunk text its sentences and their vectors, from one
+    call to the embedder: each distinct text is embedded once, and the embedder runs chunks and sentences side by
+    side (a file of one chunk otherwise left all but one core idle while its chunk embedded)."""
+    per_chunk = [read_sentences(text) for text in chunk_texts]
+    distinct = list(dict.fromkeys([*texts, *(s for sentences in per_chunk for s in sentences)]))
     vectors = np.asarray(embedder.encode(distinct), dtype=np.float32) if distinct else np.zeros((0, 0), np.float32)
-    row_of = {sentence: i for i, sentence in enumerate(distinct)}
-    return [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in per_chunk]
+    row_of = {text: i for i, text in enumerate(distinct)}
+    return (vectors[[row_of[t] for t in texts]],
+            [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in per_chunk])
 
 
 def columns(embedded: Sequence[tuple[Sequence[str], np.ndarray]], dim: int) -> dict[str, pa.Array]:
