@@ -200,6 +200,42 @@ def confirm_delete(store: KnowledgeBaseStore) -> None:
         st.rerun()
 
 
+TITLE_CHOICE = "documents.title_choice"
+TITLE_TEXT = "documents.title_text"
+
+
+def title_editor(store: KnowledgeBaseStore, frame: pd.DataFrame) -> None:
+    """Pick a document from the filtered table and give it a title of your own (the list, search results and
+    citations show it)."""
+    if frame.empty:
+        return
+    rows = {_label(r): r for r in frame.to_dict("records")}
+    state = st.session_state
+
+    def fill() -> None:  # the box starts from the picked document's title
+        picked = rows.get(state.get(TITLE_CHOICE))
+        state[TITLE_TEXT] = picked["title"] if picked else ""
+
+    left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
+    choice = left.selectbox("Document to retitle", list(rows), index=None, key=TITLE_CHOICE, on_change=fill,
+                            placeholder="pick a document from the filtered table")
+    title = middle.text_input("New title", key=TITLE_TEXT, max_chars=300, disabled=choice is None,
+                              help="Titles come from the document itself (its PDF title, first heading or first "
+                                   "prominent line); write a better one here.")
+    if right.button("Save title", key="documents.title_save", disabled=choice is None, width="stretch"):
+        row = rows[choice]
+        try:
+            info = store.set_title(row["doc_id"], row["knowledge_base"], title)
+        except EngineError as exc:
+            st.error(label(f"Title not saved: {exc}", limit=600))
+            return
+        state[NOTICE_KEY] = ("success", f"Retitled {row['doc_id']}: {info.title}.")
+        state[STALE_KEY] = True
+        state.pop(TITLE_CHOICE, None)
+        state.pop(TITLE_TEXT, None)
+        st.rerun()
+
+
 def show_notice() -> None:
     """A one-off message left by the last delete."""
     notice = st.session_state.pop(NOTICE_KEY, None)

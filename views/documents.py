@@ -42,7 +42,7 @@ if st.session_state.get(REPORT_KEY) is not None:
 st.header("Indexed documents", divider="gray")
 head, refresh = st.columns([5, 1], vertical_alignment="bottom")
 head.caption(f"{len(corpus.frame)} documents in {len(corpus.bases)} knowledge bases. "
-             "Filter the table; pick a document below it to delete it.")
+             "Filter the table; below it, give a document a better title, or pick documents to delete.")
 if refresh.button("Refresh", key="documents.refresh", help="Reload the list (e.g. after a CLI ingest)."):
     st.session_state[CORPUS_KEY] = corpus = table.load_corpus(store)
 
@@ -53,8 +53,10 @@ else:
     shown = table.apply_filters(corpus.frame, table.filter_controls(corpus.frame))
     st.caption(f"Showing {len(shown)} of {len(corpus.frame)} documents.")
     table.render_table(shown)
-    if identity.can_change:  # only documents in bases this user may change can be picked for deletion
-        table.delete_picker(shown[shown["knowledge_base"].map(identity.can_write)])
+    if identity.can_change:  # only documents in bases this user may change can be picked to retitle or delete
+        writable = shown[shown["knowledge_base"].map(identity.can_write)]
+        table.title_editor(store, writable)
+        table.delete_picker(writable)
     if st.session_state.get(table.PENDING_KEY):
         table.confirm_delete(store)
 

@@ -1,4 +1,4 @@
-"""Documents: upload (multipart, per-file outcomes as on the Documents page), list, delete."""
+"""Documents: upload (multipart, per-file outcomes as on the Documents page), list, retitle, delete."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
 
 from engine.api.auth import Caller, Engine, Writer
 from engine.api.errors import NotFound, TooLarge
-from engine.api.schemas import DocId, KbName
+from engine.api.schemas import DocId, KbName, TitleUpdate
 from engine.errors import KnowledgeBaseError
 from engine.store.conflicts import OnConflict
 
@@ -83,6 +83,24 @@ def list_documents(engine: Engine, identity: Caller,
     infos = {i.name: i.to_dict() for i in store.list_knowledge_bases()}
     return {"knowledge_bases": [{**infos.get(name, {"name": name}),
                                  "documents": [d.to_dict() for d in store.list_documents(name)]} for name in names]}
+
+
+@router.patch("/v1/documents/{kb}/{doc_id}", summary="Set a document's title")
+def set_title(engine: Engine, identity: Writer, kb: Annotated[KbName, Path()], doc_id: Annotated[DocId, Path()],
+              body: TitleUpdate) -> dict[str, Any]:
+    """Gives the document the title you choose, in the document list and on every chunk (search results and
+    citations show it). Needs the analyst or admin role and a write grant for the base."""
+    store = engine.store_for(identity)
+    if not store.exists(kb):
+        raise NotFound(f"Knowledge base {kb!r} does not exist or you have no read grant for it.")
+    identity.require_write(kb)
+    try:
+        info = store.set_title(doc_id, kb, body.title)
+    except KnowledgeBaseError as exc:
+        if "is not in" in str(exc):
+            raise NotFound(str(exc)) from None
+        raise
+    return {"ok": True, "knowledge_base": kb, **info.to_dict()}
 
 
 @router.delete("/v1/documents/{kb}/{doc_id}", summary="Delete a document and its chunks")

@@ -1,4 +1,4 @@
-"""CLI commands for documents: ingest, kb list / delete-doc / drop, search, bootstrap."""
+"""CLI commands for documents: ingest, kb list / delete-doc / set-title / drop, search, bootstrap."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("doc_id", metavar="DOC_ID")
     p.add_argument("--kb", required=True)
     p.set_defaults(handler=cmd_delete_doc)
+    p = kb_sub.add_parser("set-title", parents=[parent], help="give a document the title you choose")
+    p.add_argument("doc_id", metavar="DOC_ID")
+    p.add_argument("title", metavar="TITLE")
+    p.add_argument("--kb", required=True)
+    p.set_defaults(handler=cmd_set_title)
     p = kb_sub.add_parser("drop", parents=[parent], help="delete a whole knowledge base")
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="confirm the drop")
@@ -158,6 +163,15 @@ def cmd_delete_doc(args) -> int:
     removed = _store(args).delete_document(args.doc_id, args.kb)
     payload = {"ok": True, "doc_id": args.doc_id, "knowledge_base": args.kb, "chunks_deleted": removed}
     emit(args, payload, lambda p: f"Deleted {p['doc_id']} from {p['knowledge_base']} ({p['chunks_deleted']} chunks).")
+    return 0
+
+
+def cmd_set_title(args) -> int:
+    info = _store(args).set_title(args.doc_id, args.kb, args.title)
+    payload = {"ok": True, "doc_id": info.doc_id, "knowledge_base": args.kb, "title": info.title,
+               "chunks": info.chunks}
+    emit(args, payload, lambda p: f"{p['doc_id']} in {p['knowledge_base']} is now titled {p['title']!r} "
+                                  f"({p['chunks']} chunks).")
     return 0
 
 

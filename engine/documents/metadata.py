@@ -18,6 +18,7 @@ from typing import Any, Mapping
 from engine.documents.files import inside, open_regular, read_at_most
 from engine.documents.limits import DEFAULT_LIMITS, ParseLimits
 from engine.documents.names import one_line, safe_name
+from engine.documents.pdf_checks import looks_like_file_name
 from engine.documents.safe_metadata import check_metadata_size, load_metadata
 from engine.documents.types import DocumentMetadata, ParsedFile
 from engine.errors import DocumentError
@@ -194,7 +195,10 @@ def resolve_metadata(
                 text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
                 extra[one_line(str(key))] = one_line(text)
     file_name = safe_name(file_name)
-    title = one_line(str(first("title") or parsed.title_hint or "")) or _title_from_name(file_name)
+    hint = parsed.title_hint  # an office file's own title may be its template's "Document1" or a file name
+    if parsed.format in ("docx", "pdf") and hint and looks_like_file_name(hint):
+        hint = None
+    title = one_line(str(first("title") or hint or "")) or _title_from_name(file_name)
 
     def text(key: str) -> str | None:
         value = first(key)

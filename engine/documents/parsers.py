@@ -23,6 +23,8 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r
 _MD_HEADING = re.compile(r"^[ \t]{0,3}#[ \t]+(.+)$", re.M)  # no nested quantifiers: linear on any line
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+FIRST_PAGE_FRAGMENTS = 2000
+"""Text fragments of a PDF's first page kept with their type sizes to find its title (a page holds a few hundred)."""
 
 
 def split_front_matter(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[dict, str]:
@@ -76,9 +78,15 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
         raise DocumentError("The PDF has no pages; upload a PDF with content.")
     texts: list[str] = []
     visible = 0
+    first_page: list[tuple[str, float]] = []  # the first page's text with its type sizes, for the title
+
+    def sized(text, cm, tm, font, size) -> None:
+        if text and len(first_page) < FIRST_PAGE_FRAGMENTS:
+            first_page.append((text, float(size or 0) * abs(float(tm[3]) * float(cm[3]) or 1.0)))
+
     try:
         for page in pages:  # stop at the page that takes the text past the chunk cap
-            texts.append(_clean(page.extract_text() or ""))
+            texts.append(_clean(page.extract_text(visitor_text=None if texts else sized) or ""))
             visible += visible_chars(texts[-1])
             check_text_size(visible, limits)
     except LimitReachedError as exc:
@@ -98,7 +106,7 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
     except Exception:  # noqa: BLE001 - broken info dictionaries are common and harmless
         title = None
     warning = low_text_warning(texts)
-    return ParsedFile("pdf", tuple(sections), title_hint=pdf_title(title, texts),
+    return ParsedFile("pdf", tuple(sections), title_hint=pdf_title(title, texts, first_page),
                       warnings=(warning,) if warning else ())
 
 

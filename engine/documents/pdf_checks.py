@@ -10,7 +10,8 @@ FILE_NAME_TITLE = re.compile(
     ^(?:microsoft\s+(?:word|powerpoint|excel)\s+-\s+.*   # "Microsoft Word - report.doc": the printer driver's name
       |.*\.[a-z][a-z0-9]{1,4}                            # ends with an extension: "10811.exe", "scan.pdf"
       |.*[\\/].*                                         # a path
-      |untitled(?:\s*\d*)?|document\d*|\d+               # placeholders and bare numbers
+      |(?:untitled|document|new\s+document|presentation|powerpoint\s+presentation|slide|title)(?:\s*\d*)?
+      |\d+                                              # placeholders and bare numbers
     )$"""
 )
 TITLE_MAX_CHARS = 150
@@ -39,13 +40,56 @@ def first_line_title(text: str) -> str | None:
     return None
 
 
-def pdf_title(metadata_title: str | None, page_texts: Sequence[str]) -> str | None:
-    """The metadata title, unless it looks like a file name: then the first heading line of the text (or None)."""
+PROMINENT_RATIO = 1.15
+"""A line is set prominently when its type is at least this much larger than the page's body text (a 12 pt
+heading over 10 pt text: 1.2; bold body text at the same size does not count)."""
+
+
+def _sized_lines(fragments: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """(line, type size) from a page's text fragments in reading order; a line breaks at a newline or a change of
+    size."""
+    lines: list[tuple[str, float]] = []
+    current, size = "", 0.0
+    for text, fragment_size in fragments:
+        for n, piece in enumerate(text.split("\n")):
+            if n or (current and abs(fragment_size - size) > 0.01):
+                if current.strip():
+                    lines.append((" ".join(current.split()), size))
+                current = ""
+            current, size = current + piece, fragment_size
+    if current.strip():
+        lines.append((" ".join(current.split()), size))
+    return lines
+
+
+def prominent_line(fragments: Sequence[tuple[str, float]]) -> str | None:
+    """The first line in the largest type on a page, when that type is larger than the page's body text (the size
+    most of its characters are set in) and the line reads like a heading; else None."""
+    lines = _sized_lines(fragments)
+    if not lines:
+        return None
+    weight: dict[float, int] = {}
+    for line, size in lines:
+        weight[round(size, 1)] = weight.get(round(size, 1), 0) + len(line)
+    body = max(weight, key=weight.get)
+    headings = [(line, size) for line, size in lines
+                if size >= body * PROMINENT_RATIO and first_line_title(line) is not None]
+    if not headings:
+        return None
+    largest = max(size for _, size in headings)
+    return next(line for line, size in headings if size == largest)
+
+
+def pdf_title(metadata_title: str | None, page_texts: Sequence[str],
+              first_page: Sequence[tuple[str, float]] = ()) -> str | None:
+    """The metadata title, unless it is missing or looks like a file name or placeholder: then the line the first
+    page sets in the largest type (``first_page``: its text fragments with their type sizes), else the first line
+    of the text that reads like a heading (or None)."""
     title = (metadata_title or "").strip() or None
-    if title is None or not looks_like_file_name(title):
+    if title is not None and not looks_like_file_name(title):
         return title
     first = next((t for t in page_texts if t.strip()), "")
-    return first_line_title(first)
+    return prominent_line(first_page) or first_line_title(first)
 
 
 def low_text_warning(page_texts: Sequence[str]) -> str | None:

@@ -44,6 +44,7 @@ from engine.store import sentences as sentence_rows
 from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.search import LegMemo, Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
+from engine.store.retitle import check_title, retitled_rows
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -461,6 +462,26 @@ class KnowledgeBaseStore:
                                         lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
             sentence_rows.write_rows(self._db, kb, None, [doc_id], self.embedder.dim)
         return count
+
+    def set_title(self, doc_id: str, kb: str, title: str) -> DocumentInfo:
+        """Give a document the title its user chose: in the catalogue and on every chunk (so search results show
+        it), in one commit of the chunks (engine/store/retitle.py). Returns the document as listed now."""
+        check_doc_id(doc_id)
+        title = check_title(title)
+        with self._write_lock, self._locks.hold(check_kb_name(kb)):
+            table = self._open(kb)
+            catalogue = self._catalogue_for_write(kb, table)
+            rows = self._scan(table, table.schema.names, f"doc_id = {sql_literal(doc_id)}")
+            if rows.num_rows == 0:
+                raise KnowledgeBaseError(f"Document {doc_id!r} is not in {kb!r}; run `python -m engine kb list` for ids.")
+            rows = retitled_rows(rows, title)
+            entries = entries_from_chunks(rows.select(DOC_COLUMNS))
+            self._commit_with_catalogue(
+                kb, table, catalogue, entries, [],
+                lambda: table.merge_insert("chunk_id").when_matched_update_all().execute(rows),
+                f"Retitling {doc_id!r} in {kb!r}")
+        self.maintain(kb)  # the keyword index takes the new text
+        return next(d for d in self.list_documents(kb) if d.doc_id == doc_id)
 
     def drop_knowledge_base(self, kb: str) -> None:
         self._open(kb)

@@ -172,6 +172,12 @@ class ScopedStore:
         self.identity.require_write(kb)
         return self.inner.delete_document(doc_id, kb)
 
+    def set_title(self, doc_id: str, kb: str, title: str):
+        """Retitle a document of a base this identity may read and write."""
+        self._readable(kb)
+        self.identity.require_write(kb)
+        return self.inner.set_title(doc_id, kb, title)
+
     def drop_knowledge_base(self, kb: str) -> None:
         self._readable(kb)
         self.identity.require_write(kb)

@@ -123,3 +123,19 @@ def test_ingest_on_conflict_and_follow_links(tmp_path, capsys, data_dir):
     outcome = {f["name"]: f for f in out["files"]}
     assert outcome["current.md"]["status"] == "added" and outcome["current.md"]["title"] == "Version 2"
     assert outcome["outside.md"]["status"] == "skipped" and "outside the folder" in outcome["outside.md"]["reason"]
+
+
+def test_set_title_retitles_a_document_and_search_shows_it(tmp_path, capsys, data_dir):
+    docs = tmp_path / "docs"
+    helpers.write_corpus(docs)
+    run_json(capsys, "ingest", str(docs), "--kb", "manuals", "--data-dir", data_dir)
+    code, out = run_json(capsys, "kb", "list", "--data-dir", data_dir)
+    doc = next(d for d in out["knowledge_bases"][0]["documents"] if d["file_name"] == "fault-codes.csv")
+    code, out = run_json(capsys, "kb", "set-title", doc["doc_id"], "AMIS fault code table", "--kb", "manuals",
+                         "--data-dir", data_dir)
+    assert code == 0 and out["title"] == "AMIS fault code table" and out["chunks"] == doc["chunks"]
+    code, out = run_json(capsys, "search", "E4027", "--kb", "manuals", "--mode", "keyword", "--k", "1",
+                         "--data-dir", data_dir)
+    assert out["results"][0]["title"] == "AMIS fault code table"
+    code, out = run_json(capsys, "kb", "set-title", doc["doc_id"], " ", "--kb", "manuals", "--data-dir", data_dir)
+    assert code == 1 and "cannot be empty" in out["error"]

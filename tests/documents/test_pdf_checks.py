@@ -75,3 +75,45 @@ def test_a_scanned_pdf_is_indexed_with_a_warning():
 
 def test_a_short_one_page_note_is_not_flagged():
     assert parse_bytes("note.pdf", helpers.make_pdf(["Chock the wheels."])).warnings == ()
+
+
+def _pdf(lines: list[tuple[str, float]], title: str | None = None) -> bytes:
+    """A one-page PDF with each (text, point size) on a line of its own, and an optional metadata title."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    if title is not None:
+        pdf.set_title(title)
+    for text, size in lines:
+        pdf.set_font("Helvetica", size=size)
+        pdf.multi_cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+BODY = "The court heard argument on the question presented and on the record below. " * 6
+
+
+@pytest.mark.parametrize("title", [None, "federal-register-2020-17221.pdf", "Document1", "Untitled"])
+def test_a_pdf_without_a_real_metadata_title_takes_the_line_in_the_largest_type(title):
+    from engine.documents.parsers import parse_pdf
+
+    data = _pdf([("Official - Subject to Final Review", 8), ("Oral Argument in Case 23-719", 20), (BODY, 11)], title)
+    assert parse_pdf(data, None).title_hint == "Oral Argument in Case 23-719"
+
+
+def test_a_real_metadata_title_is_kept_and_a_plain_page_gives_its_first_line():
+    from engine.documents.parsers import parse_pdf
+
+    data = _pdf([("Big heading", 20), (BODY, 11)], "Supreme Court transcript, Smith v. Jones")
+    assert parse_pdf(data, None).title_hint == "Supreme Court transcript, Smith v. Jones"
+    assert parse_pdf(_pdf([("Annual safety review", 11), (BODY, 11)]), None).title_hint == "Annual safety review"
+
+
+def test_an_ingested_pdf_is_titled_from_its_text_not_its_file_name():
+    from engine.documents.metadata import resolve_metadata
+    from engine.documents.parsers import parse_pdf
+
+    parsed = parse_pdf(_pdf([("Page 1 of 3", 8), ("Rules for Airworthiness Directives", 18), (BODY, 11)]), None)
+    meta = resolve_metadata("federal-register-2020-17221.pdf", parsed, "regs")
+    assert meta.title == "Rules for Airworthiness Directives"

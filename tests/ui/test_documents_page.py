@@ -269,3 +269,18 @@ def test_upload_form_offers_keep_both_for_a_file_name_already_stored(app):
     at.button(key="documents.submit").click().run()
     outcome = _frames(at, "outcome")[0]
     assert outcome[outcome["file"] == "tyres.md"].iloc[0]["outcome"].endswith("skipped")
+
+
+def test_a_document_title_can_be_edited_and_search_shows_it(app, ui_data_dir):
+    at = _documents(app)
+    label = next(o for o in at.selectbox(key="documents.title_choice").options if "(Rev 10)" in o)
+    at.selectbox(key="documents.title_choice").set_value(label).run()
+    assert at.text_input(key="documents.title_text").value == REV10  # starts from the current title
+    at.text_input(key="documents.title_text").set_value("A320 MLG wheel, superseded Rev 10").run()
+    at.button(key="documents.title_save").click().run()
+    assert not at.exception
+    assert "A320 MLG wheel, superseded Rev 10" in set(_table(at)["title"]) and REV10 not in set(_table(at)["title"])
+    assert any("Retitled" in s.value for s in at.success)
+    store = KnowledgeBaseStore(load_settings(data_dir=ui_data_dir))
+    hits = store.search("superseded Rev 10", "manuals", mode="keyword", k=3)
+    assert hits and hits[0].title == "A320 MLG wheel, superseded Rev 10"
