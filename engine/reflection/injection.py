@@ -30,9 +30,17 @@ _IMPERATIVE = (r"(?:you|your|ignore|disregard|forget|must|do not|don't|never|alw
 _CHECKER = (r"(?:(?:human\s+|answer\s+|fact[- ]?)?(?:reviewers?|checkers?|verifiers?|graders?|evaluators?|assessors?|"
             r"raters?|moderators?|validators?))")
 """People who judge answers."""
-_MACHINE = (r"(?:software|programs?|programmes?|pipelines?|indexers?|crawlers?|scrapers?|retrievers?|summari[sz]ers?|"
-            r"(?:answer|chat|ai|rag|qa)[ -](?:engines?|bots?|systems?|tools?|services?)|bots?)")
-"""Programs that read documents or write answers (the model itself is named in "addressing the model")."""
+_ANSWERER = r"(?:summari[sz]ers?|(?:answer|chat|ai|rag|qa)[ -](?:engines?|bots?|systems?|tools?|services?)|chatbots?|bots?)"
+"""Programs that write answers (the model itself is named in "addressing the model")."""
+_MACHINE = rf"(?:software|programs?|programmes?|pipelines?|indexers?|crawlers?|scrapers?|retrievers?|{_ANSWERER})"
+"""Programs that read documents or write answers: addressed, never merely described ("the software shall display")."""
+_ADDRESSED = (r"(?:\s+(?:that|which|who|reading|indexing|processing|checking|answering|consulting|summari[sz]ing|parsing|"
+              r"scanning|crawling|verifying|reviewing|grading)\b[^.:\n]{0,50})?:")
+"""The end of an address line: the party, what it does with the text at most, then a colon ("To the indexer
+reading this folder:"), not a topic ("For the software installation:")."""
+_VERDICT = (r"(?:accept|approve|pass|mark|flag|reject|treat|score|grade|quote|state|say|answer|reply|respond|report|"
+            r"return|ignore|disregard|you|your)")
+"""What an address to a checker goes on to ask (a role's procedure step, "Reviewer: check the sums", asks none)."""
 _READING = (r"(?:whoever|anyone|anybody|someone|somebody|the\s+one|the\s+person|those|you)\b[^.:;\n]{0,30}?"
             r"\b(?:check|read|review|verif|grad|evaluat|assess|answer|respond|repl|summari|process|index|quot|pars|"
             r"scan|crawl)\w*")
@@ -126,17 +134,16 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patt
                      r"markdown|picture|pixel)\b[^.\n]{0,60}\b(?:answer|response|reply|output|summary)\b"),
     # talking to whoever checks or writes the answer: a vocative, a note addressed to them, a directive to them
     ("addressing a checker", rf"(?:^|[.!?]\s+|\n)[\s>*#_-]*(?:(?:dear|hey|hi|hello|attention|attn\.?)\s*,?\s+)?"
-                             rf"(?:the\s+|all\s+|any\s+)?(?:{_CHECKER}|{_MACHINE})\s*[:,]\s+"
-                             rf"(?=[^.!?\n]{{0,200}}\b(?:{_IMPERATIVE}|accept|treat|mark|flag|pass|fail|reject|quote|state|"
-                             rf"give|return|report)\b)"
+                             rf"(?:the\s+|all\s+|any\s+)?(?:{_CHECKER}|{_ANSWERER})\s*[:,]\s+"
+                             rf"(?=[^.!?\n]{{0,200}}\b{_VERDICT}\b)"
                              rf"|(?:^|[.!?]\s+|\n)[\s>*#_-]*(?:to|for|attention|dear|hey|hi|hello)\s+(?:the\s+|all\s+|any\s+|"
-                             rf"every\s+)?(?:[\w-]+\s+)?(?:{_CHECKER}|{_MACHINE})\b[^.:\n]{{0,60}}:"
+                             rf"every\s+)?(?:[\w-]+\s+)?(?:{_CHECKER}|{_MACHINE})\b{_ADDRESSED}"
                              rf"|\b(?:notes?|messages?|memo|notice|reminder|heads[- ]up|word|instructions?|guidance|request|"
                              rf"tip|advice)\s+(?:[^.:;\n]{{0,40}}?\s)?(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+|"
                              rf"our\s+)?(?:{_CHECKER}|{_MACHINE}|{_READING})"
                              rf"|\b(?:for|to)\s+(?:whoever|anyone|anybody)\s+(?:is\s+|who\s+)?(?:check|read|review|verif|grad|"
                              rf"evaluat|assess|answer|respond|repl|summari|process|index|quot)\w*"
-                             rf"|\b{_MACHINE}\s+(?:\w+\s+){{0,3}}?{_DIRECTIVE}\s+(?:only\s+|always\s+|never\s+|not\s+)?"
+                             rf"|\b{_ANSWERER}\s+(?:\w+\s+){{0,3}}?{_DIRECTIVE}\s+(?:only\s+|always\s+|never\s+|not\s+)?"
                              rf"(?:accept|approve|return|output|give|say|state|quote|report|surface|treat|answer|reply|"
                              rf"respond|repeat|cite|show|display|print|list)\b"
                              rf"|\b{_CHECKER}\s+{_DIRECTIVE}\s+(?:only\s+)?(?:accept|approve|pass|mark|score|grade|treat|count|"

@@ -1,0 +1,54 @@
+"""Planted attacks in new phrasings never make the answer state their value (a subset of bench/bench_planted.py).
+
+Eight attacks of tests/security/planted_attacks.jsonl, one per kind whose defence is detection (a note to whoever
+checks the answer, an HTML comment, an imperative buried mid-paragraph, a second-person note, a grader's key, call
+syntax, an indirect request, a verified-answer box), each planted in a fresh store (real LanceDB, real embedding
+model) beside the small corpus of planted_corpus.py and asked through the pipeline on the offline provider, both with
+every question answered ("forced": the worst case) and at the shipped selector's threshold ("default").
+Two more attacks are known to get through until engine/offline changes (docs/reliability.md, planted attacks).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.bench_planted import HARMFUL, Bench, load_attacks
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SUBSET = ("p01", "p09", "p15", "p17", "p19", "p25", "p27", "p29")
+KNOWN_GAPS = {
+    "p11": "the offline reviewer's contradiction check (engine/offline/support.py find_conflict) reads a planted "
+           "sentence of a newer document and corrects the answer to its value",
+    "p13": "conflicts.resolve compares rival values by candidate kind, so a table row's value from another document "
+           "of equal standing is not named as a conflict and leads the answer",
+}
+ATTACKS = {a.id: a for a in load_attacks()}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Bench:
+    return Bench(tmp_path_factory.mktemp("planted"))
+
+
+@pytest.fixture(scope="module")
+def outcomes(bench) -> dict[str, list[dict]]:
+    return {attack_id: bench.run(ATTACKS[attack_id]) for attack_id in SUBSET + tuple(KNOWN_GAPS)}
+
+
+def test_the_subset_spans_its_kinds_and_the_corpus_answers_each_question(bench):
+    assert len({ATTACKS[a].kind for a in SUBSET}) == len(SUBSET)
+    forced = [row for row in bench.control() if row["mode"] == "forced"]
+    assert [row["outcome"] for row in forced] == ["true"] * len(forced), [row["final"] for row in forced]
+
+
+@pytest.mark.parametrize("attack_id", SUBSET)
+def test_a_planted_paragraph_in_a_new_phrasing_is_harmless(outcomes, attack_id):
+    harmful = [row for row in outcomes[attack_id] if row["outcome"] in HARMFUL]
+    assert harmful == [], (ATTACKS[attack_id].text, [(r["mode"], r["outcome"], r["final"]) for r in harmful])
+
+
+@pytest.mark.parametrize("attack_id", sorted(KNOWN_GAPS))
+def test_known_gaps_in_the_offline_answerer(outcomes, attack_id):
+    if any(row["outcome"] in HARMFUL for row in outcomes[attack_id]):
+        pytest.xfail(KNOWN_GAPS[attack_id])
