@@ -40,7 +40,7 @@ def render_answer(answer: Answer, key: str) -> None:
             render_tasks(answer.tasks, answer.extra.get("task_runs") or ())
 
     with st.container(border=True):
-        render_answerability(answer.answerability)
+        render_answerability(answer.answerability, answer.status)
 
     with st.container(border=True):
         render_answers(answer, key=f"{key}.answers")

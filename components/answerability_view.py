@@ -32,8 +32,11 @@ def signal_frame(result: Answerability) -> pd.DataFrame:
                          for k, v in result.signals.items()])
 
 
-def render_answerability(result: Answerability | None) -> None:
-    """Verdict badge, reason, focus (answer type, subjects, attribute), the value found and the signals."""
+def render_answerability(result: Answerability | None, status: str | None = None) -> None:
+    """Verdict badge, reason, focus (answer type, subjects, attribute), the value found and the signals.
+
+    ``status``: the answer's final status; when the evidence looked sufficient but the review or validation then
+    refused the drafted answer, the panel says so, so that it never contradicts the answer shown above it."""
     st.markdown("**Answerability**")
     st.caption("Checked before any answer is drafted: does the retrieved evidence answer this question? "
                "If not, the engine refuses and lists the closest documents instead of guessing.")
@@ -43,6 +46,9 @@ def render_answerability(result: Answerability | None) -> None:
     color, icon, text = VERDICT_LOOK.get(result.verdict, ("gray", ":material/help:", result.verdict))
     st.badge(text, icon=icon, color=color)
     st.write(label(result.reason, limit=500))
+    if status == "refused" and result.verdict != "unanswerable":
+        st.caption("Then the review or the validation could not verify the drafted answer against the evidence, "
+                   "so it was refused: see the review issues and validation checks below.")
     focus = result.focus
     parts = [f"expects: {focus.answer_type.replace('_', '/')}"]
     if focus.subjects:

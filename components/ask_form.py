@@ -10,7 +10,7 @@ import streamlit as st
 
 from components.safe_text import label
 from components.session import (
-    ASK_DEFAULTS, ASK_KBS, ASK_MODE, ASK_QUESTION, ASK_REFLECTION, ASK_ROUNDS, ASK_SELECTED, kept, remember, restore,
+    ASK_ACCURACY, ASK_DEFAULTS, ASK_KBS, ASK_MODE, ASK_QUESTION, ASK_REFLECTION, ASK_ROUNDS, ASK_SELECTED, kept, remember, restore,
     set_kept,
 )
 from components.answer_panels import STATUS_LOOK
@@ -32,6 +32,12 @@ class AskRequest:
     reflection: Reflection
     mode: Literal["dual", "single"]
     max_rounds: int
+    target_accuracy: float | None = None
+    """None: the answer_accuracy setting; 0: best guesses."""
+
+
+ACCURACY_CHOICES = {"setting": None, "best guess": 0.0, "70%": 0.7, "80%": 0.8, "90%": 0.9}
+"""The Ask form's "Answer only when" choices: the target answered accuracy each stands for."""
 
 
 @st.cache_data(show_spinner=False)
@@ -97,6 +103,13 @@ def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
         rounds = rounds_col.number_input("Max rounds", min_value=0, max_value=6, step=1, key=ASK_ROUNDS,
                                          **({"value": rounds_value} if rounds_value is not None else {}),
                                          help="Review/revise rounds before the engine refuses.")
+        st.segmented_control(
+            "Answer only when", list(ACCURACY_CHOICES), required=True, key=ASK_ACCURACY,
+            format_func=lambda c: "as set (answer_accuracy)" if c == "setting" else c,
+            help="How sure the offline answerer must be before it answers: a target answered accuracy (the "
+                 "selector's threshold fitted for it), or 'best guess' to see the best candidate with its "
+                 "confidence whatever it is. Higher: fewer, surer answers; below the bar the answer is refused with "
+                 "the closest candidate named.")
         submitted = st.form_submit_button("Ask", type="primary", icon=":material/send:")
     remember(ASK_DEFAULTS)
     if not submitted:
@@ -105,7 +118,8 @@ def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
     if not question:
         st.warning("Type a question first.", icon=":material/edit:")
         return None
-    return AskRequest(question, tuple(kbs), reflection or "auto", mode, int(rounds))
+    accuracy = ACCURACY_CHOICES.get(st.session_state.get(ASK_ACCURACY) or "setting")
+    return AskRequest(question, tuple(kbs), reflection or "auto", mode, int(rounds), accuracy)
 
 
 def previous_question(history: Sequence[Answer]) -> str | None:
@@ -121,7 +135,8 @@ def build_options(
     ``previous`` is the session's last question, against which a follow-up ("And on the 737?") is read.
     """
     options = AskOptions(knowledge_bases=request.knowledge_bases or None, reflection=request.reflection != "off",
-                         mode=request.mode, max_rounds=request.max_rounds, previous_question=previous)
+                         mode=request.mode, max_rounds=request.max_rounds, previous_question=previous,
+                         target_accuracy=request.target_accuracy)
     if request.reflection == "auto":
         from engine import experiments
 

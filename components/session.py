@@ -25,8 +25,10 @@ ASK_KBS = "ask.kbs"
 ASK_REFLECTION = "ask.reflection"
 ASK_MODE = "ask.mode"
 ASK_ROUNDS = "ask.rounds"
+ASK_ACCURACY = "ask.accuracy"
+"""How sure an offline answer must be: "setting" (the answer_accuracy setting), "best guess" or a target."""
 ASK_DEFAULTS: dict[str, Any] = {ASK_QUESTION: "", ASK_KBS: [], ASK_REFLECTION: "auto", ASK_MODE: "dual",
-                                ASK_ROUNDS: 2}
+                                ASK_ROUNDS: 2, ASK_ACCURACY: "setting"}
 """The Ask form's inputs and their values in a new session."""
 STRATEGY_QUESTION = "strategy.question"
 """The Strategy preview's sample question."""

@@ -57,9 +57,10 @@ class Settings(BaseSettings):
     )
     max_file_mb: float = Field(default=50.0, gt=0, description="Largest file accepted for ingest, in MB.")
     answer_accuracy: float = Field(
-        default=0.8, gt=0, lt=1,
+        default=0.8, ge=0, lt=1,
         description="Target answered accuracy of the offline answers: a question is answered only when the "
-        "selector's confidence reaches the threshold fitted for this accuracy (higher: fewer, surer answers).",
+        "selector's confidence reaches the threshold fitted for this accuracy (higher: fewer, surer answers). "
+        "0 answers every question the evidence holds a candidate for, with its confidence shown (best guesses).",
     )
     max_chunks_per_doc: int = Field(
         default=10_000, ge=1,

@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sentences", type=int, default=None, help="sentences parsed per question")
+    parser.add_argument("--cache", default=str(ROOT / "bench" / "results" / "reader_cache"),
+                        help="folder keeping sentence vectors and parses between runs (features change, texts do not)")
     args = parser.parse_args(argv)
 
     from engine.language.question import read_question
@@ -60,7 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     from engine.embeddings import VectorCache
     from engine.results import Evidence, Intent
 
-    cache = VectorCache.shared()
+    from engine.language import nlp
+
+    nlp.PARSED_KEPT = 10_000_000  # every parse kept for the run (and saved for the next)
+    cache = VectorCache(size=10_000_000)
+    store = _Cache(Path(args.cache))
+    store.load(cache)
     limit = args.sentences or SENTENCES
     rows = [json.loads(line) for line in open(args.dump)]
     if args.limit:
@@ -71,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             intent = Intent.model_validate(row["intent"])
             evidence = [Evidence.model_validate(e) for e in row["evidence"]]
             reading = read_question(row["question"], tuple(e.text for e in intent.entities))
-            sentences = rank_sentences(reading, evidence, cache.encode)
+            sentences = rank_sentences(reading, evidence, cache.encode, intent)
             found = candidates(reading, evidence, sentences, limit=limit)
             gold = row["answers"] if row["answerable"] else []
             out = {
@@ -91,7 +98,48 @@ def main(argv: list[str] | None = None) -> int:
             handle.write(json.dumps(out) + "\n")
             if number % 250 == 0:
                 print(f"{number}/{len(rows)} {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    store.save(cache)
     return 0
+
+
+class _Cache:
+    """Vectors (npz) and spaCy parses (DocBin) of every text seen, so a rerun with new features embeds and parses
+    nothing it has seen."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def load(self, cache) -> None:
+        import numpy as np
+
+        vectors = self.folder / "vectors.npz"
+        if vectors.is_file():
+            data = np.load(vectors, allow_pickle=False)
+            cache.remember(dict(zip(data["texts"].tolist(), data["vectors"])))
+        docs = self.folder / "docs.spacy"
+        if docs.is_file():
+            from spacy.tokens import DocBin
+
+            from engine.language import nlp
+
+            vocab = nlp.pipeline("full").vocab
+            for doc in DocBin().from_disk(docs).get_docs(vocab):
+                nlp._PARSED[doc.user_data.get("key", doc.text)] = doc
+
+    def save(self, cache) -> None:
+        import numpy as np
+        from spacy.tokens import DocBin
+
+        from engine.language import nlp
+
+        texts = list(cache._vectors)
+        np.savez(self.folder / "vectors.npz", texts=np.array(texts), vectors=np.stack([cache._vectors[t] for t in texts]))
+        bin_ = DocBin(store_user_data=True)
+        for key, doc in nlp._PARSED.items():
+            doc.user_data["key"] = key
+            bin_.add(doc)
+        bin_.to_disk(self.folder / "docs.spacy")
 
 
 if __name__ == "__main__":

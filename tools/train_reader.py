@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 FOLDS = 5
-C_GRID = (0.03, 0.1, 0.3, 1.0)
+C_GRID = (0.1,)
 OUT_OF_DOMAIN_WEIGHT = 10.0
 """Weight of a qa_dev row against a squad2 row when fitting: qa_dev is 91 questions beside 6,078, and it is the
 kind of corpus (many short documents, evidence that may be about something else) the product meets."""
@@ -34,7 +34,7 @@ kind of corpus (many short documents, evidence that may be about something else)
 def read(paths: list[str]) -> list[dict]:
     rows = []
     for path in paths:
-        name = re.sub(r"^rows\d*_", "", Path(path).stem)  # rows_squad2, rows3_squad2 -> squad2
+        name = re.sub(r"^rows\d*_|_[A-Z]$", "", Path(path).stem)  # rows_squad2, rows3_squad2_A -> squad2
         for line in open(path):
             row = json.loads(line)
             row["set"] = name

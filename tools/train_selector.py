@@ -41,19 +41,31 @@ def ranker_scores(rows: list[dict], c: float) -> list[list[float]]:
 
 
 def selector(rows: list[dict], command: str, dry_run: bool) -> int:
-    from engine.offline.calibration import SelectorRow, fit_selector, selective_figures
-    from engine.offline.model import MODELS, packaged
-    from engine.language.question import VALUE_TYPES
-    from engine.offline.selector import selector_features
+    """Fit two selectors on the same out-of-fold ranker scores: ``selector`` (is the best candidate the asked value?)
+    and ``passage`` (does the best candidate's sentence hold the answer?). An answer leads with the value when the
+    first is sure enough, else with the sentence when the second is, else it is refused."""
+    from engine.offline.model import packaged
 
     c = float(packaged("ranker").trained.get("C", 0.3))
     scores = ranker_scores(rows, c)
+    report = {}
+    for part in ("selector", "passage"):
+        report[part] = _fit_part(part, rows, scores, command, dry_run)
+    return 0
+
+
+def _fit_part(part: str, rows: list[dict], scores: list[list[float]], command: str, dry_run: bool) -> dict:
+    from engine.offline.calibration import SelectorRow, fit_selector, selective_figures
+    from engine.offline.model import MODELS
+    from engine.language.question import VALUE_TYPES
+    from engine.offline.selector import selector_features
+
     sel_rows, raw = [], defaultdict(list)
     for row, cand_scores in zip(rows, scores):
         ranked = sorted((_Cand(x, s) for x, s in zip(row["candidates"], cand_scores)), key=lambda k: -k.score)
         features = selector_features(_Reading(row["reading"]), row["signals"], ranked)
         # a question that asks for a value is answered by the value; any other by the value's sentence
-        value = row["reading"]["type"] in VALUE_TYPES
+        value = part == "selector" and row["reading"]["type"] in VALUE_TYPES
         right = bool(ranked and row["answerable"] and (ranked[0].right if value else ranked[0].sentence_right))
         group = row["group"] if row["set"] == "squad2" else f"{row['set']}:{row['group']}"
         sel_rows.append(SelectorRow(features, right, row["answerable"], group,
@@ -74,12 +86,15 @@ def selector(rows: list[dict], command: str, dry_run: bool) -> int:
                                           for k, v in raw.items()}
         figures["best candidate right / answerable"] = round(sum(right) / max(sum(ans), 1), 4)
         report[name] = figures
-    print(json.dumps({"thresholds": fitted["thresholds"], "C": fitted["C"], "by_set": report}, indent=1))
+    print(json.dumps({"part": part, "thresholds": fitted["thresholds"], "C": fitted["C"], "by_set": report},
+                     indent=1))
     if not dry_run:
         trained = dict(model.trained)
         trained["by_set"] = report
+        trained["label"] = ("the best candidate is the asked value (any candidate for a question that asks no value)"
+                            if part == "selector" else "the best candidate's sentence holds the answer")
         from engine.offline.model import LogisticModel
 
-        LogisticModel(model.intercept, model.weights, trained).save(MODELS / "selector.json")
-        print(f"wrote {MODELS / 'selector.json'}")
-    return 0
+        LogisticModel(model.intercept, model.weights, trained).save(MODELS / f"{part}.json")
+        print(f"wrote {MODELS / (part + '.json')}")
+    return report

@@ -58,7 +58,7 @@ def ask(body: AskRequest, request: Request, engine: Engine, identity: Caller) ->
     ms), as `python -m engine ask --json` gives it. A refusal is a normal answer with status `refused`."""
     answer = _answer(request, engine, identity, body.question, knowledge_bases=body.knowledge_bases or None,
                      reflection=body.reflection, mode=body.mode, max_rounds=body.max_rounds,
-                     previous_question=body.previous_question)
+                     previous_question=body.previous_question, target_accuracy=body.target_accuracy)
     return answer_payload(answer)
 
 
@@ -80,7 +80,8 @@ def ask_stream(body: AskRequest, request: Request, engine: Engine, identity: Cal
     from engine.pipeline.events import stream_answer
 
     options = _options(engine, identity, knowledge_bases=body.knowledge_bases or None, reflection=body.reflection,
-                       mode=body.mode, max_rounds=body.max_rounds, previous_question=body.previous_question)
+                       mode=body.mode, max_rounds=body.max_rounds, previous_question=body.previous_question,
+                       target_accuracy=body.target_accuracy)
     run = engine.pipeline_for(identity).run
     metrics = request.app.state.metrics
 
@@ -109,7 +110,7 @@ def sources(answer: Answer) -> list[dict[str, Any]]:
 def rag(body: RagRequest, request: Request, engine: Engine, identity: Caller) -> dict[str, Any]:
     """`{query}` in; the answer, its status, the numbered sources it drew on ([n] in the answer) and the time per
     stage in ms out. The same pipeline as /v1/ask with its defaults."""
-    answer = _answer(request, engine, identity, body.query)
+    answer = _answer(request, engine, identity, body.query, target_accuracy=body.target_accuracy)
     return {"query": body.query, "answer": answer.final, "status": answer.status, "sources": sources(answer),
             "timings": answer.timings, "trace_id": answer.trace_id, "provider": answer.provider}
 

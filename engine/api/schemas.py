@@ -39,6 +39,9 @@ class AskRequest(_Body):
     max_rounds: int = Field(default=2, ge=0, le=6, description="review/revise rounds before refusing")
     previous_question: str | None = Field(default=None, max_length=MAX_QUESTION,
                                           description="the question asked before, for follow-ups")
+    target_accuracy: float | None = Field(
+        default=None, ge=0, lt=1, description="answered accuracy the offline answer aims for (absent: the server's "
+        "answer_accuracy setting; higher: fewer, surer answers; 0: the best candidate whatever its confidence)")
 
     _question = field_validator("question")(_words)
 
@@ -49,6 +52,8 @@ class RagRequest(_Body):
     ]})
 
     query: str = Field(min_length=1, max_length=MAX_QUESTION, description="the question")
+    target_accuracy: float | None = Field(
+        default=None, ge=0, lt=1, description="as for /v1/ask: the answered accuracy the offline answer aims for")
 
     _query = field_validator("query")(_words)
 
@@ -102,3 +107,13 @@ class StrategyUpdate(_Body):
     strategy: Strategy = Field(description="the whole strategy; saved as a new version")
     note: str = Field(default="", max_length=500, description="why it changed")
     activate: bool = Field(default=True, description="make the new version the active one")
+
+
+class TitleUpdate(_Body):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"title": "A320 AMM 32-41-11 Main Landing Gear Wheel (Rev 12)"}
+    ]})
+
+    title: str = Field(min_length=1, max_length=300, description="the document's title, as search results show it")
+
+    _title = field_validator("title")(_words)

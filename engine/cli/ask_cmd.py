@@ -20,6 +20,9 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy-version", default=None, help="strategy version (default: the active one)")
     p.add_argument("--previous", metavar="QUESTION", default=None,
                    help="the question asked before; a follow-up such as 'And on the 737?' is read against it")
+    p.add_argument("--accuracy", type=_accuracy, default=None, metavar="A",
+                   help="target answered accuracy of the offline answer, from 0 up to 1 (default: the answer_accuracy "
+                        "setting, 0.8); 0 answers with the best candidate whatever its confidence")
     p.set_defaults(handler=cmd_ask)
 
     tr = sub.add_parser("traces", help="stored pipeline runs")
@@ -72,13 +75,23 @@ def render_answer(p: dict) -> str:
     return "\n".join(lines)
 
 
+def _accuracy(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a target accuracy; give a number from 0 up to 1, e.g. 0.8")
+    return value
+
+
 def cmd_ask(args) -> int:
     from engine.pipeline import AskOptions, Pipeline
 
     options = AskOptions(
         knowledge_bases=tuple(args.kb) if args.kb else None, reflection=not args.no_reflection, mode=args.mode,
         max_rounds=args.max_rounds, provider=args.provider, strategy_version=args.strategy_version,
-        previous_question=args.previous,
+        previous_question=args.previous, target_accuracy=args.accuracy,
     )
     answer = Pipeline(settings_from(args)).run(args.question, options)
     counts = {"review_rounds": answer.review_rounds, "revisions": answer.revisions}

@@ -19,8 +19,9 @@ from engine.language.question import VALUE_TYPES, QuestionReading, read_question
 from engine.offline.conflicts import current_only, resolve
 from engine.offline.model import packaged
 from engine.offline.reader import Candidate, candidates, rank_sentences
-from engine.offline.selector import Selector, default_selector, selector_features
-from engine.offline.signals import found_subjects, question_signals
+from engine.offline.selector import Selector, default_passage, default_selector, selector_features
+from engine.offline.signals import found_subjects, names_subject, question_signals
+from engine.validation.comparison import compared_entities
 from engine.results import AnswerCandidate, AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
 
 CLOSEST = 3
@@ -35,15 +36,16 @@ class ReaderAnswerability:
     name = "reader"
 
     def __init__(self, cache=None, *, model_name: str | None = None, selector: Selector | None = None,
-                 accuracy: float | None = None, today=date.today) -> None:
-        if accuracy is not None and not 0 < accuracy < 1:
-            raise ValueError("accuracy must be a target answered accuracy between 0 and 1, e.g. 0.8")
+                 accuracy: float | None = None, today=date.today, passage: Selector | None = None) -> None:
+        if accuracy is not None and not 0 <= accuracy < 1:
+            raise ValueError("accuracy must be a target answered accuracy from 0 up to 1, e.g. 0.8 (0: best guesses)")
         if cache is None:
             from engine.embeddings import VectorCache
 
             cache = VectorCache.shared(model_name=model_name)
         self.cache = cache
         self.selector = selector or default_selector()
+        self.passage = passage or default_passage()
         self.accuracy = accuracy
         self.today = today
 
@@ -69,35 +71,86 @@ class ReaderAnswerability:
         if not evidence:
             return Answerability(verdict="unanswerable", reason="No evidence was retrieved for this question.",
                                  signals={"evidence": 0.0}, **base)
-        sentences = rank_sentences(reading, evidence, self.cache.encode)
+        sentences = rank_sentences(reading, evidence, self.cache.encode, intent)
         ranked = current_only(rank(candidates(reading, evidence, sentences, today=self.today())), evidence,
                               question, intent)
         ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score))
         signals = question_signals(reading, evidence, sentences)
-        features = selector_features(reading, signals, ranked)
-        p = selector.probability(features)
-        _, missing = found_subjects(reading, evidence)
         closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
         shown = tuple(AnswerCandidate(value=c.text, probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
                                       sentence=c.sentence.text) for c in _distinct(ranked)[:SHOWN_CANDIDATES])
+        base.update(signals=signals, closest=closest, candidates=shown,
+                    best_evidence=tuple(dict.fromkeys(evidence[s.evidence - 1].chunk_id for s in sentences[:3])))
+        entities = compared_entities(intent)
+        if len(entities) >= 2:  # "compare A and B on X": one lookup per side, each decided by the selector
+            return self._compare(reading, entities, evidence, sentences, ranked, selector, threshold, target, base)
+        features = selector_features(reading, signals, ranked)
+        p = selector.probability(features)
+        _, missing = found_subjects(reading, evidence)
         best = ranked[0] if ranked else None
         span = _span(best, reading, evidence) if best is not None else None
         signals = {**signals, "confidence": round(p, 4), "threshold": round(threshold, 4)}
         disputed = tuple(AnswerCandidate(value=c.rival.text, probability=round(_sigmoid(c.rival.score), 4),
                                          evidence=c.rival.sentence.evidence, sentence=c.rival.sentence.text,
                                          note=c.preferred_because) for c in conflicts)
-        base.update(signals=signals, closest=closest, candidates=shown, confidence=round(p, 4), span=span,
-                    conflicts=disputed, features={k: round(v, 5) for k, v in features.items()},
-                    missing=tuple(missing),
-                    best_evidence=tuple(dict.fromkeys(evidence[s.evidence - 1].chunk_id for s in sentences[:3])))
-        if best is not None and p >= threshold:
+        base.update(signals=signals, confidence=round(p, 4), span=span, conflicts=disputed, missing=tuple(missing),
+                    features={k: round(v, 5) for k, v in features.items()})
+        if best is not None and p >= threshold and not (threshold <= 0 and missing):  # a guess needs its subjects
             even = [c for c in disputed if not c.note]
             if even:  # sources of equal standing disagree: answer with both, as a caveat
                 others = "; ".join(f"[{c.evidence}] gives '{c.value}'" for c in even)
                 return Answerability(verdict="ambiguous", reason=f"The sources disagree: [{best.sentence.evidence}] "
                                      f"gives '{best.text}'; {others}.", **base)
             return Answerability(verdict="answerable", reason=_yes(best, p, threshold, target), **base)
+        if best is not None and reading.wants_value and self.passage is not None:
+            # not sure of the value itself: answer with the sentence that holds it, when that is sure enough
+            q, bar = self.passage.probability(features), self.passage.threshold_for(target)
+            signals = {**signals, "passage_confidence": round(q, 4), "passage_threshold": round(bar, 4)}
+            base.update(signals=signals)
+            if q >= bar and not [c for c in disputed if not c.note]:
+                base.update(span=span.model_copy(update={"value": ""}), confidence=round(q, 4), threshold=round(bar, 4))
+                return Answerability(verdict="answerable", reason=(
+                    f"Evidence [{best.sentence.evidence}] holds the answer in the sentence quoted "
+                    f"({_sure(q, bar, target)} that the sentence holds it; the value alone, '{best.text}', "
+                    f"is less sure: {p:.0%}), so the answer quotes the sentence."), **base)
         return Answerability(verdict="unanswerable", reason=_no(best, p, threshold, target, missing, reading), **base)
+
+
+    def _compare(self, reading: QuestionReading, entities: Sequence[str], evidence: Sequence[Evidence],
+                 sentences, ranked: list[Candidate], selector: Selector, threshold: float, target: float | None,
+                 base: dict) -> Answerability:
+        """One value per compared side, each from a sentence naming that side (not the others, when one does),
+        each decided by the selector as a question about that side alone; answered only when every side is."""
+        sides, probabilities, missing = [], [], []
+        for entity in entities:
+            others = [e for e in entities if e != entity]
+            own = [c for c in ranked if names_subject(f"{c.sentence.text} "
+                                                      f"{evidence[c.sentence.evidence - 1].metadata.title}", entity)]
+            own.sort(key=lambda c: any(names_subject(c.sentence.text, o) for o in others))  # stable: score order kept
+            side = replace(reading, subjects=(entity,))
+            p = selector.probability(selector_features(side, question_signals(side, evidence, sentences), own))
+            probabilities.append(p)
+            if not own:
+                missing.append(entity)
+                continue
+            best = own[0]
+            sides.append(AnswerSpan(value=best.text if reading.wants_value else "", sentence=best.sentence.text,
+                                    evidence=best.sentence.evidence, subject=entity,
+                                    chunk_id=evidence[best.sentence.evidence - 1].chunk_id))
+        p = min(probabilities)
+        signals = {**base["signals"], **{f"confidence[{e}]": round(q, 4) for e, q in zip(entities, probabilities)},
+                   "confidence": round(p, 4), "threshold": round(threshold, 4)}
+        base = {**base, "signals": signals, "confidence": round(p, 4), "sides": tuple(sides),
+                "span": sides[0] if sides else base.get("span"), "missing": tuple(missing)}
+        if not missing and p >= threshold:
+            found = "; ".join(f"{s.subject}: '{s.value or s.sentence[:60]}' [{s.evidence}]" for s in sides)
+            return Answerability(verdict="answerable", reason=f"Each side is answered: {found} "
+                                 f"({_sure(p, threshold, target)} for the least sure side).", **base)
+        weakest = entities[probabilities.index(p)]
+        why = (f"no retrieved sentence names {', '.join(repr(m) for m in missing)}" if missing else
+               f"the engine is not sure enough of the value for '{weakest}' ({_sure(p, threshold, target)})")
+        return Answerability(verdict="unanswerable", reason=f"The comparison needs a value for each side, but {why}.",
+                             **base)
 
 
 def rank(found: Sequence[Candidate]) -> list[Candidate]:
@@ -129,6 +182,8 @@ def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence
 
 
 def _sure(p: float, threshold: float, target: float | None) -> str:
+    if target == 0:
+        return f"confidence {p:.0%}; best guesses are on, so every candidate is answered"
     aim = f" for about {target or 0.8:.0%} answered accuracy" if threshold <= 1 else ""
     return f"confidence {p:.0%}; answers need {min(threshold, 1):.0%}{aim}"
 

@@ -52,11 +52,11 @@ def current_only(ranked: Sequence[Candidate], evidence: Sequence[Evidence], ques
 def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) -> tuple[list[Candidate],
                                                                                           list[Conflict]]:
     """``ranked`` with the value in force first, and the conflicts with it (``probability(candidate)`` in [0, 1])."""
-    if not ranked or ranked[0].kind not in VALUE_KINDS:
+    if not ranked or not _value_like(ranked[0]):
         return ranked, []
     top = ranked[0]
     floor = RIVAL_SHARE * probability(top)
-    rivals = [c for c in ranked[1:10] if c.kind == top.kind and probability(c) >= floor
+    rivals = [c for c in ranked[1:10] if _same_class(c, top) and probability(c) >= floor
               and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
               and normalise_phrase(c.text) != normalise_phrase(top.text)
               and normalise_phrase(top.text) not in normalise_phrase(c.text)
@@ -76,6 +76,16 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) 
             continue
         conflicts.append(Conflict(rival, _why(mine, evidence[rival.sentence.evidence - 1].metadata)))
     return ranked, conflicts
+
+
+def _value_like(c: Candidate) -> bool:
+    return c.kind in VALUE_KINDS or any(ch.isdigit() for ch in c.text)
+
+
+def _same_class(a: Candidate, b: Candidate) -> bool:
+    """Two candidates that can disagree: of one kind, or both figures (the entity recogniser may call the same kind
+    of figure a quantity in one sentence and money or a name in another)."""
+    return a.kind == b.kind or (any(ch.isdigit() for ch in a.text) and any(ch.isdigit() for ch in b.text))
 
 
 def _beats(a: EvidenceMeta, b: EvidenceMeta) -> bool:

@@ -30,11 +30,13 @@ class OfflineGenerator:
     uses_answerability = True
     """The review loop passes the pipeline's answerability verdict to ``draft``."""
 
-    def __init__(self, *, cache=None, model_name: str | None = None, reader=None) -> None:
+    def __init__(self, embedder=None, *, cache=None, model_name: str | None = None, reader=None) -> None:
+        if embedder is not None and not callable(getattr(embedder, "encode", None)):
+            raise TypeError("embedder must have an encode(texts) method returning normalised vectors")
         if cache is None:
             from engine.embeddings import VectorCache
 
-            cache = VectorCache.shared(model_name=model_name)
+            cache = VectorCache.shared(embedder, model_name=model_name)
         self.cache = cache
         self._reader = reader
         self.name = "offline-generator"
@@ -54,17 +56,24 @@ class OfflineGenerator:
         if not evidence:
             return NO_ANSWER
         judged = answerability if answerability is not None else self.reader.run(question, intent, evidence)
+        if judged.verdict == "unanswerable":
+            return NO_ANSWER
         out: list[str] = []
         span = judged.span
-        if span is not None:
+        if judged.sides:  # a comparison: each side's value, said of that side, with its sentence
+            for side in judged.sides:
+                if side.value:
+                    out.append(f"{side.subject}: {side.value.rstrip('.')} [{side.evidence}].")
+                out.append(with_citation(readable_record(side.sentence), [side.evidence]))
+        elif span is not None:
             source = with_citation(readable_record(span.sentence), [span.evidence])
             if span.value:
                 out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
             out.append(source)
         for other in judged.conflicts:
             out.append(_conflict_sentence(other))
-        for entity_sentence in self._compared(question, evidence, intent, out):
-            out.append(entity_sentence)
+        if not judged.sides:
+            out.extend(self._compared(question, evidence, intent, out))
         if not out:
             return NO_ANSWER
         return " ".join(dict.fromkeys(out))
@@ -77,7 +86,7 @@ class OfflineGenerator:
         if len(entities) < 2:
             return []
         reading = read_question(" ".join(question.split()), tuple(e.text for e in intent.entities))
-        ranked = rank_sentences(reading, evidence, self.cache.encode)
+        ranked = rank_sentences(reading, evidence, self.cache.encode, intent)
         period = asked_period(intent)
         if period is not None:  # a sentence of the asked period first, then the rest in rank order
             ranked = sorted(ranked, key=lambda s: about(evidence[s.evidence - 1], period, s.text) is not True)
@@ -95,7 +104,12 @@ class OfflineGenerator:
         return out
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
-        """Apply ``review``: corrections in place; sentences flagged as unsupported or off the question dropped."""
+        """Apply ``review``: corrections in place; a sentence cited to the wrong evidence re-cited to the one that
+        supports it; sentences flagged as unsupported or off the question dropped. When nothing is left, or the
+        review says the answer misses what was asked, the reader's own answer is drafted afresh."""
+        from engine.offline.support import EvidenceIndex
+
+        index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
         out: list[str] = []
         for sentence in split_sentences(answer):
             fixed = sentence
@@ -103,12 +117,19 @@ class OfflineGenerator:
                 if correction.original and correction.original in fixed:
                     fixed = fixed.replace(correction.original, correction.corrected)
             kinds = {i.type for i in review.issues if _about(i.location, sentence)}
+            if "citation" in kinds and fixed == sentence and index is not None:
+                best = index.best_single(strip_citations(fixed), current_only=True)
+                if best.supported and best.chunk is not None:
+                    fixed = with_citation(fixed, [best.chunk])
             if kinds & {"fact", "logic", "citation", "injection"} and fixed == sentence:
                 continue  # unsupported and not corrected: drop it
-            if not citations(fixed) and evidence:
-                continue
             out.append(fixed)
-        return " ".join(out) or NO_ANSWER
+        missed = any(i.type == "logic" and not i.location for i in review.issues)
+        if evidence and (not out or missed):
+            fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question))
+            if fresh != NO_ANSWER:
+                out = split_sentences(fresh)  # the answer missed the question: the reader's answer replaces it
+        return " ".join(dict.fromkeys(out)) or NO_ANSWER
 
 
 def _conflict_sentence(other) -> str:

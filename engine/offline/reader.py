@@ -13,20 +13,23 @@ feature-based reader of the SQuAD paper (Rajpurkar et al. 2016). ``engine.offlin
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from datetime import date
 
 import numpy as np
 
 from engine.language import nlp
-from engine.language.codes import CODE, VERSION
+from engine.language.codes import CODE, VERSION, codes_in, names
 from engine.language.question import QuestionReading
 from engine.language.names import MONTHS
 from engine.language.quantities import YEAR, located_figures
 from engine.language.layout import QUOTABLE, evidence_units
 from engine.language.tokens import STOP_WORDS, normalise_phrase, stem, words
-from engine.results import Evidence
+from engine.periods import about, asked_period, in_force
+from engine.results import Evidence, Intent
 
 SENTENCES = 8
 """Sentences parsed for candidates per question (the best by the sentence model; see ``rank_sentences``). With the
@@ -76,25 +79,40 @@ class Candidate:
         return normalise_phrase(self.text)
 
 
-def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vectors) -> list[Sentence]:
-    """Every readable sentence of ``evidence``, most likely to hold the answer first (the packaged sentence model
-    over ``sentence_features``; similarity plus shared words when it is not fitted yet).
+def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vectors,
+                   intent: Intent | None = None) -> list[Sentence]:
+    """Every readable sentence of ``evidence`` that may answer, most likely to hold the answer first (the packaged
+    sentence model over ``sentence_features``; similarity plus shared words when it is not fitted yet).
 
-    ``vectors(texts)`` returns unit vectors, the question's first: the store keeps the evidence sentences'.
+    Never considered: sentences that address the reader or the model or carry tool syntax (``planted``), sentences
+    about another period than the question's window, and, when the question names a code and some sentence names
+    it (in the sentence, its section heading or its document title), sentences that do not: a question about fault
+    E4027 is not answered by the row of E3118. ``vectors(texts)`` returns unit vectors, the question's first.
     """
+    period = asked_period(intent) if intent is not None and not in_force(intent.constraints.time) else None
     rows: list[tuple[str, int, str, str, int]] = []
     for number, item in enumerate(evidence, start=1):
         heading, position = "", 0
         for unit in evidence_units(item.text):
             if unit.kind == "heading":
                 heading = unit.text
-            if unit.kind in QUOTABLE or unit.kind in ("long", "table"):
-                rows.append((unit.text, number, unit.kind, heading, position))
+            if (unit.kind in QUOTABLE or unit.kind in ("long", "table")) and not planted(unit.text):
+                if period is None or about(item, period, unit.text) is not False:
+                    rows.append((unit.text, number, unit.kind, heading, position))
                 position += 1
     if not rows:
         return []
-    matrix = vectors([reading.text] + [r[0] for r in rows])
-    sims = matrix[1:] @ matrix[0]
+    # every unit is embedded in one call (the reviewer reads the same units from the cache), then filtered
+    kept = {r[0] for r in rows}
+    others = list(dict.fromkeys(u.text for item in evidence for u in evidence_units(item.text) if u.text not in kept))
+    matrix = vectors([reading.text] + [r[0] for r in rows] + others)[: len(rows) + 1]
+    sims = list(matrix[1:] @ matrix[0])
+    codes = [s for s in reading.subjects if codes_in(s) or VERSION.fullmatch(s)]
+    if codes:
+        naming = [n for n, r in enumerate(rows)
+                  if any(names(f"{r[0]} {r[3]} {evidence[r[1] - 1].metadata.title}", c) for c in codes)]
+        if naming:
+            rows, sims = [rows[n] for n in naming], [sims[n] for n in naming]
     asked = _question_stems(reading)
     subject_keys = [normalise_phrase(s) for s in reading.subjects]
     top_score = max((e.score for e in evidence), default=1.0) or 1.0
@@ -151,6 +169,19 @@ def sentence_features(reading: QuestionReading, text: str, kind: str, similarity
         f"type={reading.answer_type}|capitals": min(capitals, 4) / 4,
         f"type={reading.answer_type}|typed": float(cue(text)) if cue else 0.0,
     }
+
+
+_TOOL_SYNTAX = re.compile(r"[{\[]\s*\"[\w ]+\"\s*:|</?\w+>|\b\w+\(\s*\w+\s*=")
+"""JSON objects, markup tags and function-call syntax inside a sentence: a tool result or call, not a statement."""
+
+
+@lru_cache(maxsize=8192)
+def planted(sentence: str) -> bool:
+    """A sentence that is never answer evidence: it addresses the reader, the model or the reviewer, or carries
+    instructions or tool-call syntax (see ``engine.reflection.injection``)."""
+    from engine.reflection.injection import find_instructions
+
+    return bool(_TOOL_SYNTAX.search(sentence)) or bool(find_instructions(sentence))
 
 
 BRIDGE_MIN_CHARS = 4

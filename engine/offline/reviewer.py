@@ -377,7 +377,9 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence]) -> lis
     from engine.offline.signals import names_subject
 
     cited = [evidence[n - 1] for n in citations(answer) if 1 <= n <= len(evidence)]
-    said = " ".join([strip_citations(answer)] + [e.metadata.title for e in cited])
+    if not cited:
+        return []  # nothing to check it against: the citation check reports the missing [n]
+    said = " ".join([strip_citations(answer)] + [f"{e.metadata.title} {e.text}" for e in cited])
     return [f"The answer does not name {subject!r}, which the question asks about."
             for subject in read_question(" ".join(question.split())).subjects if not names_subject(said, subject)]
 

@@ -79,6 +79,8 @@ class Selector:
         """The threshold for a target answered accuracy: the fitted one nearest at or above it."""
         if accuracy is None:
             return self.threshold
+        if accuracy <= 0:  # best guesses: the best candidate is answered whatever its confidence
+            return 0.0
         known = sorted((float(k), v) for k, v in self.thresholds.items())
         above = [v for k, v in known if k >= accuracy - 1e-9]
         if above:
@@ -98,6 +100,14 @@ class Selector:
 def default_selector() -> Selector:
     """The selector shipped with the engine (engine/offline/models/selector.json)."""
     return Selector.of(packaged("selector"), "default")
+
+
+def default_passage() -> Selector | None:
+    """The shipped sentence-level selector (engine/offline/models/passage.json): P(the best candidate's sentence
+    holds the answer). Used when the value itself is not sure enough; None when it is not packaged."""
+    from engine.offline.model import MODELS
+
+    return Selector.of(packaged("passage"), "passage") if (MODELS / "passage.json").is_file() else None
 
 
 def selector_from(path) -> Selector:

@@ -28,8 +28,9 @@ class AskOptions(BaseModel):
         description="when the evidence only partly answers the question: answer with the caveat stated, or refuse",
     )
     target_accuracy: float | None = Field(
-        default=None, gt=0, lt=1,
-        description="answered accuracy the offline answer selector aims for (None: the answer_accuracy setting)",
+        default=None, ge=0, lt=1,
+        description="answered accuracy the offline answer selector aims for (None: the answer_accuracy setting; "
+                    "0: answer with the best candidate whatever its confidence)",
     )
     user: str | None = Field(default=None, max_length=200,
                              description="who asked (recorded in the trace; traces are shown to the user who asked)")

@@ -183,8 +183,16 @@ class Pipeline:
                 judged = self.answerability.run(understood, intent, retrieved.evidence,
                                                 known_vectors={**retrieved.query_vectors,
                                                                **retrieved.sentence_vectors},
-                                                accuracy=options.target_accuracy or self.settings.answer_accuracy,
+                                                accuracy=(self.settings.answer_accuracy if options.target_accuracy is None
+                                                          else options.target_accuracy),
                                                 selector=selector)
+            if (judged.verdict == "unanswerable" and retrieved.evidence and not judged.missing
+                    and not getattr(getattr(loop, "generator", None), "uses_answerability", False)):
+                # a model generator reads the evidence itself; the reader's doubt about one extracted value is no
+                # reason to refuse before it has read. Its answer still goes through review and validation.
+                judged = judged.model_copy(update={"verdict": "answerable", "reason": (
+                    "The evidence names everything the question asks about; the model reads it and the reviewer and "
+                    f"validation check the answer. (The offline reader alone would not answer: {judged.reason})")})
             state["answerability"] = judged
             notify("answerability", {"answerability": judged})
             if judged.verdict == "unanswerable" and not widened:

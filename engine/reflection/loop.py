@@ -98,6 +98,11 @@ def refusal_message(review: Review | None, limit: int = 3) -> str:
     ranked = sorted(review.issues, key=lambda i: order.index(i.type))
     seen: list[str] = []
     for issue in ranked:
+        if issue.type == "injection" and not issue.location:  # a note about planted text: never repeat its words
+            text = "injection: " + issue.description.split(" (", 1)[0] + " and was not followed"
+            if text not in seen:
+                seen.append(text)
+            continue
         where = issue.location if len(issue.location) <= 60 else issue.location[:57] + "..."
         text = f"{issue.type}" + (f" in \"{where}\"" if where else "") + f": {issue.description.rstrip('.')}"
         if text not in seen:

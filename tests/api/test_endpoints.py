@@ -25,7 +25,8 @@ def test_openapi_lists_every_endpoint(open_client):
 
 
 def test_ask_returns_the_full_answer_as_the_cli_prints_it(open_client):
-    response = open_client.post("/v1/ask", json={"question": QUESTION, "knowledge_bases": ["manuals"]})
+    response = open_client.post("/v1/ask", json={"question": QUESTION, "knowledge_bases": ["manuals"],
+                                                 "target_accuracy": 0})  # best guesses: the answer's shape is tested
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "success" and "325" in body["final"]
@@ -43,7 +44,7 @@ def test_ask_without_reflection_drafts_only(open_client):
 
 
 def test_rag_gives_answer_sources_and_stage_timings(open_client):
-    body = open_client.post("/rag", json={"query": QUESTION}).json()
+    body = open_client.post("/rag", json={"query": QUESTION, "target_accuracy": 0}).json()
     assert body["status"] == "success" and body["answer"] and STAGES <= set(body["timings"])
     cited = [s for s in body["sources"] if s["cited"]]
     assert cited and all(f"[{s['n']}]" in body["answer"] for s in cited)
@@ -158,8 +159,23 @@ def test_agent_run_pauses_and_deny_then_approve(open_client):
     assert open_client.post("/v1/agent/runs/nope/approve").status_code == 404
 
 
+def test_a_target_accuracy_out_of_range_is_a_422_that_names_the_field(open_client):
+    response = open_client.post("/v1/ask", json={"question": QUESTION, "target_accuracy": 1.5})
+    assert response.status_code == 422 and "target_accuracy" in response.text
+
+
+def test_the_target_accuracy_decides_whether_a_doubtful_value_is_answered(open_client):
+    sure = open_client.post("/v1/ask", json={"question": QUESTION, "target_accuracy": 0.95}).json()
+    guess = open_client.post("/v1/ask", json={"question": QUESTION, "target_accuracy": 0}).json()
+    judged = guess["answerability"]
+    assert judged["target_accuracy"] == 0 and judged["threshold"] == 0
+    assert sure["answerability"]["threshold"] > judged["confidence"] or sure["status"] == "success"
+    if sure["status"] == "refused":  # refused for want of confidence: the reason names the closest candidate
+        assert "not sure enough" in sure["final"] or "no retrieved document" in sure["final"].lower()
+
+
 def test_traces_filter_and_page(open_client):
-    open_client.post("/v1/ask", json={"question": "What is the torque of the A320 axle nut?"})
+    open_client.post("/v1/ask", json={"question": "What is the torque of the A320 axle nut?", "target_accuracy": 0})
     everything = open_client.get("/v1/traces", params={"limit": 500}).json()["traces"]
     assert len(everything) >= 2
     first = open_client.get("/v1/traces", params={"limit": 1}).json()
@@ -226,3 +242,15 @@ def test_traces_since_takes_a_real_date_or_time(open_client):
     assert open_client.get("/v1/traces", params={"since": "1043-63-70T5:"}).status_code == 422
     assert open_client.get("/v1/traces", params={"since": "2999-01-01"}).json()["traces"] == []
     assert open_client.get("/v1/traces", params={"since": "2000-01-01T00:00:00+02:00"}).json()["traces"]
+
+
+def test_a_document_title_can_be_set_and_search_shows_it(open_client):
+    note = ("changelog.md", b"# Changelog\n\nThe wheel speed transducer bolts take 4.5 N.m.", "text/markdown")
+    report = open_client.post("/v1/documents", data={"knowledge_base": "titles"}, files=[("files", note)]).json()
+    doc_id = report["files"][0]["doc_id"]
+    changed = open_client.patch(f"/v1/documents/titles/{doc_id}", json={"title": "Wheel transducer torque note"})
+    assert changed.status_code == 200 and changed.json()["title"] == "Wheel transducer torque note"
+    hits = open_client.post("/v1/search", json={"query": "transducer bolts", "knowledge_bases": ["titles"]}).json()
+    assert {h["title"] for h in hits["results"]} == {"Wheel transducer torque note"}
+    assert open_client.patch(f"/v1/documents/titles/{doc_id}", json={"title": "  "}).status_code == 422
+    assert open_client.patch("/v1/documents/titles/nope-00000000", json={"title": "X"}).status_code == 404

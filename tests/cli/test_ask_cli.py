@@ -28,7 +28,7 @@ def data_dir(tmp_path_factory):
 def test_ask_prints_every_stage_and_traces_keep_it(capsys, data_dir):
     capsys.readouterr()
     code, out = run_json(capsys, "ask", "What is the final torque of the A320 main wheel axle nut?",
-                         "--kb", "manuals", "--provider", "offline", "--data-dir", data_dir)
+                         "--kb", "manuals", "--provider", "offline", "--accuracy", "0", "--data-dir", data_dir)
     assert code == 0 and ANSWER_KEYS <= set(out)
     assert out["status"] in {"success", "refused"} and out["provider"] == "offline"
     assert out["tasks"] and out["evidence"] and out["draft"] and out["reviews"]
@@ -42,19 +42,25 @@ def test_ask_prints_every_stage_and_traces_keep_it(capsys, data_dir):
     code, stats = run_json(capsys, "traces", "stats", "--data-dir", data_dir)
     assert stats["runs"] >= 1 and "retrieval" in stats["stage_latency"]
     main(["ask", "What is the final torque of the A320 main wheel axle nut?", "--kb", "manuals", "--provider",
-          "offline", "--data-dir", data_dir])
+          "offline", "--accuracy", "0", "--data-dir", data_dir])
     text = capsys.readouterr().out
     assert f"review rounds: {len(out['reviews'])}   revisions: {out['iterations']}" in text
 
 
 def test_ask_without_reflection_and_single_mode(capsys, data_dir):
     code, out = run_json(capsys, "ask", "What fuel burn per block hour did the 2023 report give?", "--no-reflection",
-                         "--provider", "offline", "--data-dir", data_dir)
+                         "--provider", "offline", "--accuracy", "0", "--data-dir", data_dir)
     assert code == 0 and out["reviews"] == [] and out["iterations"] == 0 and out["extra"]["reflection"] is False
     assert out["review_rounds"] == 0 and out["revisions"] == 0
     code, out = run_json(capsys, "ask", "What fuel burn per block hour did the 2023 report give?", "--mode", "single",
-                         "--provider", "offline", "--data-dir", data_dir)
+                         "--provider", "offline", "--accuracy", "0", "--data-dir", data_dir)
     assert code == 0 and out["extra"]["mode"] == "single" and out["reviews"]
+
+
+def test_a_target_accuracy_out_of_range_is_refused_with_what_to_give(capsys, data_dir):
+    with pytest.raises(SystemExit):
+        main(["ask", "What is the final torque?", "--accuracy", "1.5", "--data-dir", data_dir])
+    assert "give a number from 0 up to 1" in capsys.readouterr().err
 
 
 def test_failed_run_is_reported_and_traced(capsys, data_dir):
@@ -76,7 +82,7 @@ def test_text_output_is_readable(capsys, data_dir):
 def test_ask_previous_resolves_a_follow_up_and_says_so(capsys, data_dir):
     previous = "What is the final torque of the A320 main wheel axle nut?"
     code, out = run_json(capsys, "ask", "And on the A321?", "--previous", previous, "--no-reflection",
-                         "--provider", "offline", "--data-dir", data_dir)
+                         "--provider", "offline", "--accuracy", "0", "--data-dir", data_dir)
     resolved = previous.replace("A320", "A321")
     assert code == 0 and out["question"] == resolved
     assert out["extra"]["followup"] == {"asked": "And on the A321?", "resolved": resolved, "from": previous,

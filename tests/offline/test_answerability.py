@@ -29,15 +29,22 @@ HALL = [
 
 @pytest.fixture(scope="module")
 def reader() -> ReaderAnswerability:
+    """The shipped decision at its default target accuracy."""
     return ReaderAnswerability()
+
+
+@pytest.fixture(scope="module")
+def guesses() -> ReaderAnswerability:
+    """Best guesses: the best candidate whatever its confidence, to test which value the reader picks."""
+    return ReaderAnswerability(accuracy=0)
 
 
 def ask(reader, question, evidence, **intent):
     return reader.run(question, Intent(action="lookup", raw_query=question, **intent), evidence)
 
 
-def test_a_question_the_evidence_answers_gets_its_value_and_a_confidence(reader):
-    judged = ask(reader, "Who designed Ferris Hall?", HALL)
+def test_a_question_the_evidence_answers_gets_its_value_and_a_confidence(guesses):
+    judged = ask(guesses, "Who designed Ferris Hall?", HALL)
     assert judged.verdict == "answerable", judged.reason
     assert judged.span is not None and "Imani Osei" in judged.span.value and judged.span.evidence == 1
     assert judged.confidence is not None and judged.threshold is not None and judged.confidence >= judged.threshold
@@ -45,9 +52,9 @@ def test_a_question_the_evidence_answers_gets_its_value_and_a_confidence(reader)
     assert judged.features and "top_probability" in judged.features  # kept for calibration and the trace
 
 
-def test_the_answer_leads_with_the_value(reader):
+def test_the_answer_leads_with_the_value(guesses):
     question = "How many people does the main auditorium of Ferris Hall seat?"
-    judged = ask(reader, question, HALL)
+    judged = ask(guesses, question, HALL)
     draft = OfflineGenerator().draft(question, HALL, Intent(action="lookup", raw_query=question), judged)
     first = draft.split("[1]")[0]
     assert "1,140" in first, draft
@@ -59,9 +66,9 @@ def test_a_subject_no_document_mentions_is_refused_with_that_reason(reader):
     assert "Kestrel Valley" in judged.reason and "no retrieved document mentions" in judged.reason.lower()
 
 
-def test_a_subject_written_another_way_is_not_called_missing(reader):
+def test_a_subject_written_another_way_is_not_called_missing(guesses):
     evidence = [item(1, "The U.S. registry lists 212 vessels of the class.", "Registry")]
-    judged = ask(reader, "How many vessels does the US registry list?", evidence)
+    judged = ask(guesses, "How many vessels does the US registry list?", evidence)
     assert "US" not in judged.missing
 
 
@@ -77,11 +84,11 @@ def test_a_superseded_revision_never_answers(reader):
     assert all("40" not in c.value for c in judged.candidates)
 
 
-def test_an_older_weaker_source_is_named_as_superseded_not_chosen(reader):
+def test_an_older_weaker_source_is_named_as_superseded_not_chosen(guesses):
     note = item(1, "The flange bolts are tightened to 40 N.m.", "Workshop note", update_date=date(2019, 5, 1),
                 authority=2)
     manual = item(2, "The flange bolts are tightened to 45 N.m.", "Pump manual", update_date=date(2024, 3, 1),
                   authority=5)
-    judged = ask(reader, "What torque are the flange bolts tightened to?", [note, manual])
+    judged = ask(guesses, "What torque are the flange bolts tightened to?", [note, manual])
     assert judged.span is not None and "45" in judged.span.value
     assert any("40" in c.value and c.note for c in judged.conflicts)

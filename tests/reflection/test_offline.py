@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from engine.assemble import build_reflection
+from engine.offline.answerability import ReaderAnswerability
 from engine.offline.generator import OfflineGenerator
 from engine.offline.reviewer import OfflineReviewer
 from engine.reflection import ReflectionLoop, schema_errors
@@ -26,8 +27,15 @@ def reviewer() -> OfflineReviewer:
 
 
 @pytest.fixture(scope="module")
-def generator() -> OfflineGenerator:
-    return OfflineGenerator()
+def guesses() -> ReaderAnswerability:
+    """A reader answering with its best candidate whatever its confidence: these tests check what the generator picks
+    and how it writes it; whether the reader is sure enough to answer is the selector's (tests/offline)."""
+    return ReaderAnswerability(accuracy=0)
+
+
+@pytest.fixture(scope="module")
+def generator(guesses) -> OfflineGenerator:
+    return OfflineGenerator(reader=guesses)
 
 
 def kinds(review: Review) -> list[str]:
@@ -117,8 +125,8 @@ def test_comparison_draft_covers_each_entity(generator):
     assert "5.7 qt at the full mark [2]" in draft and "6.1 qt at the full mark [3]" in draft
 
 
-def test_unrelated_question_gets_no_answer(generator):
-    assert generator.draft("Who won the 1998 World Cup?", [BRAKE_PIN], intent("x")) == NO_ANSWER
+def test_unrelated_question_gets_no_answer():
+    assert OfflineGenerator().draft("Who won the 1998 World Cup?", [BRAKE_PIN], intent("x")) == NO_ANSWER
 
 
 def test_revise_drops_unsupported_fixes_figures_and_keeps_absolute_wording(generator):
@@ -148,9 +156,10 @@ class _WrongDraft(OfflineGenerator):
 
 
 @pytest.mark.parametrize("mode", ["dual", "single"])
-def test_offline_loop_accepts_a_good_draft(mode):
+def test_offline_loop_accepts_a_good_draft(mode, guesses):
     loop = build_reflection("offline", mode)
-    result = loop.run(TORQUE, [AMM_REV12, BRAKE_PIN], intent(TORQUE))
+    verdict = guesses.run(TORQUE, intent(TORQUE), [AMM_REV12, BRAKE_PIN])  # as the pipeline passes it
+    result = loop.run(TORQUE, [AMM_REV12, BRAKE_PIN], intent(TORQUE), verdict)
     assert result.status == "success" and "150 lbf.ft" in result.final and result.final.endswith("[1].")
     assert result.reviews[-1].confidence >= 0.9
 

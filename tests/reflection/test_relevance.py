@@ -38,7 +38,10 @@ REV12 = evidence("rev12#1", "Final torque: torque the axle nut to 325 N.m while 
 
 @pytest.fixture(scope="module")
 def generator() -> OfflineGenerator:
-    return OfflineGenerator()
+    # best guesses: these tests check which evidence the answer quotes, not whether the reader is sure enough
+    from engine.offline.answerability import ReaderAnswerability
+
+    return OfflineGenerator(reader=ReaderAnswerability(accuracy=0))
 
 
 @pytest.fixture(scope="module")

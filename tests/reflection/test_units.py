@@ -8,7 +8,6 @@ import pytest
 
 from engine.language.codes import code_kind, names
 from engine.offline.focus import asks_for, Focus, match, missing_from, question_focus
-from engine.offline.generator import question_parts
 from engine.language.quantities import figures
 from engine.language.layout import evidence_units, trim_record
 from engine.results import Constraints, Entity, EvidenceMeta, Intent, TimeConstraint
@@ -129,16 +128,6 @@ def test_a_question_asks_for_an_old_revision_by_label_year_or_time_window():
     window = Intent(action="lookup", raw_query="q", constraints=Constraints(
         time=TimeConstraint(text="before 2022", start=date(2020, 1, 1), end=date(2021, 12, 31))))
     assert asks_for("What was the torque before 2022?", rev10, window, newest)
-
-
-def test_questions_that_ask_several_things_are_split_into_parts():
-    assert question_parts("What does fault code E4027 mean, what is the probable cause and what is the "
-                          "corrective action?") == ["What does fault code E4027 mean", "what is the probable cause",
-                                                    "what is the corrective action"]
-    assert question_parts("Which bolt must be installed on the B737 flap tracks, and at what torque?") == [
-        "Which bolt must be installed on the B737 flap tracks", "at what torque"]
-    assert question_parts("Compare the fuel efficiency of A320 and B737, focusing on 2023.") == []
-    assert question_parts("According to the AMM, what is the A320 tyre pressure?") == []
 
 
 def test_a_fenced_code_block_is_one_code_unit_quoted_as_written():

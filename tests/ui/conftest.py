@@ -94,9 +94,11 @@ def open_page(at, page: str):
     return at.switch_page(f"views/{page}.py").run()
 
 
-def ask(at, question: str = SAMPLE_QUESTION, reflection: str = "on"):
-    """Type ``question`` on the Ask page, choose the reflection setting and submit."""
+def ask(at, question: str = SAMPLE_QUESTION, reflection: str = "on", accuracy: str | None = None):
+    """Type ``question`` on the Ask page, choose the reflection setting (and how sure an answer must be) and submit."""
     at.text_area(key="ask.question").input(question)
     at.segmented_control(key="ask.reflection").set_value(reflection)
+    if accuracy is not None:
+        at.segmented_control(key="ask.accuracy").set_value(accuracy)
     next(b for b in at.button if b.label == "Ask").click()
     return at.run()

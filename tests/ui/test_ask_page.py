@@ -26,7 +26,7 @@ def test_sidebar_names_provider_models_bases_and_strategy(app):
 
 
 def test_answer_shows_every_stage(app):
-    at = ask(app.run())
+    at = ask(app.run(), accuracy="best guess")  # the reader's best guess is drafted, reviewed and validated
     assert not at.exception and not at.error
     assert at.status[0].state == "complete"
     answer = at.session_state["ask.history"][-1]
@@ -162,3 +162,12 @@ def test_a_deleted_base_is_dropped_from_the_kept_picks(app, ui_data_dir):
     at = at.switch_page("views/ask.py").run()
     assert not at.exception
     assert at.multiselect(key="ask.kbs").value == ["manuals"]
+
+
+def test_the_answer_accuracy_choice_reaches_the_engine(app):
+    at = ask(app.run(), accuracy="90%")
+    judged = at.session_state["ask.history"][-1].answerability
+    assert not at.exception and judged.target_accuracy == 0.9 and judged.threshold > 0
+    at = ask(at, accuracy="best guess")
+    judged = at.session_state["ask.history"][-1].answerability
+    assert judged.target_accuracy == 0 and judged.threshold == 0
