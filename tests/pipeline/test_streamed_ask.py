@@ -153,3 +153,33 @@ def test_a_run_that_breaks_ends_the_stream_with_an_error_event():
     events = list(stream_answer(broken, "q"))
     assert [e.kind for e in events] == ["stage_started", "error"]
     assert events[-1].data == {"error": "Internal error (RuntimeError); see the trace."}
+
+
+def test_a_model_generator_reads_the_evidence_when_the_offline_reader_doubts_its_value(store_dir):
+    """With the shipped reader at a target no candidate reaches, the offline path refuses; a Claude ask over the same
+    evidence is drafted and reviewed, and the verdict says why it was let through."""
+    def writes(messages, request) -> ChatResponse:
+        passage = messages[0]["content"][0]["content"][-1]["text"]
+        return ChatResponse((TextBlock("The documents give this figure", citations=(Citation(0, passage),)),
+                             TextBlock(".")), "end_turn", Usage(100, 10), "claude-sonnet-5-5")
+
+    review = ChatResponse((TextBlock('{"valid": true, "issues": [], "corrections": [], "confidence": 0.95, '
+                                     '"reasoning": "ok"}'),), "end_turn", Usage(100, 10), "claude-haiku-5-5")
+    claude = ScriptedProvider([writes, review], name="anthropic",
+                              capabilities=ModelCapabilities(json_output=True, citations=True))
+    settings = load_settings(data_dir=store_dir, answer_accuracy=0.95)
+    offline = Pipeline(settings).run(SAMPLE_QUESTION, AskOptions(provider="offline"))
+    judged = offline.answerability
+    assert offline.status == "refused" and judged.verdict == "unanswerable" and "not sure enough" in judged.reason
+    answer = Pipeline(settings, provider=claude).run(SAMPLE_QUESTION, AskOptions(generator_model="claude-sonnet-5-5",
+                                                                                 reviewer_model="claude-haiku-5-5"))
+    assert answer.answerability.verdict == "answerable" and "the model reads it" in answer.answerability.reason
+    assert answer.draft == "The documents give this figure [1]." and answer.reviews
+
+
+def test_a_model_generator_is_still_refused_when_no_document_names_the_subject(store_dir):
+    claude = ScriptedProvider([], name="anthropic", capabilities=ModelCapabilities(json_output=True, citations=True))
+    answer = Pipeline(load_settings(data_dir=store_dir), provider=claude).run(
+        "Who is the captain of the Pequod in Moby-Dick?", AskOptions())
+    assert answer.status == "refused" and answer.answerability.verdict == "unanswerable"
+    assert "Pequod" in answer.answerability.reason and claude.calls == []
