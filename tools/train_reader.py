@@ -38,8 +38,20 @@ def read(paths: list[str]) -> list[dict]:
         for line in open(path):
             row = json.loads(line)
             row["set"] = name
+            add_text_features(row)
             rows.append(row)
     return rows
+
+
+def add_text_features(row: dict) -> None:
+    """Features the reader computes from a candidate's text and the question's reading alone (its shape), added to
+    the stored rows so they need not be dumped again when these change (engine/offline/reader.py shape_features)."""
+    from engine.offline.reader import shape_features
+
+    reading = row["reading"]
+    for cand in row["candidates"]:
+        cand["features"].update(shape_features(cand["text"], reading["type"], reading.get("head") or "",
+                                               reading.get("wh") or "", " ".join(row["question"].split())))
 
 
 def folds(rows: list[dict], k: int = FOLDS) -> list[int]:

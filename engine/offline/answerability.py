@@ -9,6 +9,7 @@ never claims more than the evidence shows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
@@ -21,6 +22,7 @@ from engine.offline.model import packaged
 from engine.offline.reader import Candidate, candidates, rank_sentences
 from engine.offline.selector import Selector, default_passage, default_selector, selector_features
 from engine.offline.signals import found_subjects, names_subject, question_signals
+from engine.periods import in_force
 from engine.validation.comparison import compared_entities
 from engine.results import AnswerCandidate, AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
 
@@ -74,7 +76,10 @@ class ReaderAnswerability:
         sentences = rank_sentences(reading, evidence, self.cache.encode, intent)
         ranked = current_only(rank(candidates(reading, evidence, sentences, today=self.today())), evidence,
                               question, intent)
-        ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score))
+        if pinned(reading, intent):  # a named revision or a past period: older sources are what is asked
+            conflicts = []
+        else:
+            ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score))
         signals = question_signals(reading, evidence, sentences)
         closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
         shown = tuple(AnswerCandidate(value=c.text, probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
@@ -126,7 +131,9 @@ class ReaderAnswerability:
             others = [e for e in entities if e != entity]
             own = [c for c in ranked if names_subject(f"{c.sentence.text} "
                                                       f"{evidence[c.sentence.evidence - 1].metadata.title}", entity)]
-            own.sort(key=lambda c: any(names_subject(c.sentence.text, o) for o in others))  # stable: score order kept
+            # sentences that name this side themselves, and not the others, first (stable: score order kept)
+            own.sort(key=lambda c: (any(names_subject(c.sentence.text, o) for o in others),
+                                    not names_subject(c.sentence.text, entity)))
             side = replace(reading, subjects=(entity,))
             p = selector.probability(selector_features(side, question_signals(side, evidence, sentences), own))
             probabilities.append(p)
@@ -151,6 +158,18 @@ class ReaderAnswerability:
                f"the engine is not sure enough of the value for '{weakest}' ({_sure(p, threshold, target)})")
         return Answerability(verdict="unanswerable", reason=f"The comparison needs a value for each side, but {why}.",
                              **base)
+
+
+_REVISION = re.compile(r"\b(?:rev|revision|issue|version|edition|amendment)\b\.?\s*[\w.-]+", re.IGNORECASE)
+
+
+def pinned(reading: QuestionReading, intent: Intent) -> bool:
+    """The question names a revision ("in Rev 10") or asks about a past period ("in 2021"): a newer source giving
+    another value is then not a conflict, and the newer one is not preferred."""
+    if any(_REVISION.search(s) for s in reading.subjects) or _REVISION.search(reading.text):
+        return True
+    time = intent.constraints.time
+    return time is not None and bool(time.start or time.end) and not in_force(time)
 
 
 def rank(found: Sequence[Candidate]) -> list[Candidate]:
@@ -184,6 +203,9 @@ def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence
 def _sure(p: float, threshold: float, target: float | None) -> str:
     if target == 0:
         return f"confidence {p:.0%}; best guesses are on, so every candidate is answered"
+    if threshold > 1:
+        return (f"confidence {p:.0%}; at a target of {target or 0.8:.0%} answered accuracy nothing is answered, since "
+                "on the questions the selector was fitted on no confidence reached that accuracy")
     aim = f" for about {target or 0.8:.0%} answered accuracy" if threshold <= 1 else ""
     return f"confidence {p:.0%}; answers need {min(threshold, 1):.0%}{aim}"
 

@@ -18,7 +18,7 @@ from engine.language.sentences import split_sentences
 from engine.language.tokens import mentions
 from engine.offline.lead import lead_sentence
 from engine.offline.reader import rank_sentences
-from engine.periods import about, asked_period
+from engine.periods import about, asked_period, in_force
 from engine.results import Answerability, Evidence, Intent, Review
 
 NO_ANSWER = "The documents do not answer this question."
@@ -39,6 +39,7 @@ class OfflineGenerator:
             cache = VectorCache.shared(embedder, model_name=model_name)
         self.cache = cache
         self._reader = reader
+        self._verdicts: dict[str, Answerability] = {}  # the pipeline's verdict per question, for a fresh redraft
         self.name = "offline-generator"
 
     @property
@@ -55,18 +56,24 @@ class OfflineGenerator:
         """The answer: the lead (the asked value with its citation), its source sentence, one per compared thing."""
         if not evidence:
             return NO_ANSWER
+        if answerability is not None:
+            self._verdicts.pop(question, None)
+            self._verdicts[question] = answerability
+            while len(self._verdicts) > 64:
+                self._verdicts.pop(next(iter(self._verdicts)))
         judged = answerability if answerability is not None else self.reader.run(question, intent, evidence)
         if judged.verdict == "unanswerable":
             return NO_ANSWER
         out: list[str] = []
         span = judged.span
+        period = asked_period(intent) if not in_force(intent.constraints.time) else None
         if judged.sides:  # a comparison: each side's value, said of that side, with its sentence
             for side in judged.sides:
                 if side.value:
                     out.append(f"{side.subject}: {side.value.rstrip('.')} [{side.evidence}].")
-                out.append(with_citation(readable_record(side.sentence), [side.evidence]))
+                out.append(with_citation(readable_record(within(side.sentence, period)), [side.evidence]))
         elif span is not None:
-            source = with_citation(readable_record(span.sentence), [span.evidence])
+            source = with_citation(readable_record(within(span.sentence, period)), [span.evidence])
             if span.value:
                 out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
             out.append(source)
@@ -126,10 +133,29 @@ class OfflineGenerator:
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
         if evidence and (not out or missed):
-            fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question))
+            # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
+            fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
+                               self._verdicts.get(question))
             if fresh != NO_ANSWER:
                 out = split_sentences(fresh)  # the answer missed the question: the reader's answer replaces it
         return " ".join(dict.fromkeys(out)) or NO_ANSWER
+
+
+def within(record: str, period) -> str:
+    """A "label - key: value; key: value" record with the fields about years outside ``period`` left out (the row of
+    a table that gives 2022 and 2023 side by side, quoted for a question about 2023); any other text unchanged."""
+    if period is None or ";" not in record:
+        return record
+    from engine.language.quantities import years
+
+    parts = record.rstrip(".").split(";")
+    label, _, first = parts[0].rpartition(" - ") if " - " in parts[0] else ("", "", parts[0])
+    fields = [first, *parts[1:]]
+    kept = [f for f in fields if not years(f) or any(period.overlaps_year(y) for y in years(f))]
+    if len(kept) == len(fields) or not kept:
+        return record
+    text = ";".join(kept).strip()
+    return f"{label} - {text}." if label else f"{text}."
 
 
 def _conflict_sentence(other) -> str:

@@ -51,7 +51,8 @@ def test_serve_answers_over_http(api_store_template, tmp_path):
         assert health is not None and health.json()["ok"] is True, (tmp_path / "serve.log").read_text()
         assert health.json()["sign_in_required"] is True
         assert httpx.post(f"{base}/v1/ask", json={"question": QUESTION}, timeout=60).status_code == 401
-        answer = httpx.post(f"{base}/v1/ask", json={"question": QUESTION}, headers=auth(ALICE_TOKEN), timeout=120)
+        answer = httpx.post(f"{base}/v1/ask", json={"question": QUESTION, "target_accuracy": 0},  # best guess
+                            headers=auth(ALICE_TOKEN), timeout=120)
         assert answer.status_code == 200, answer.text
         body = answer.json()
         assert body["status"] == "success" and "325" in body["final"] and body["timings"]["total"] > 0

@@ -19,6 +19,7 @@ def test_ask_shows_revised_answer_and_timing_chart(page, app_url: str):
     page.goto(app_url)
     wait_for_app(page)
     page.get_by_role("textbox", name="Question").fill(SAMPLE_QUESTION)
+    page.get_by_text("best guess", exact=True).click()  # answer with the reader's best candidate
     page.get_by_role("button", name="Ask").click()
     page.get_by_text("Draft and revised answer").wait_for()
     wait_for_app(page)

@@ -27,6 +27,9 @@ from engine.validation.checks import newest_in_series
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 OFFLINE = AskOptions(provider="offline")
+GUESS = AskOptions(provider="offline", target_accuracy=0)
+"""Best guesses: these tests check which value and sentence the answer gives and how it is reviewed and validated;
+whether the reader is sure enough to answer at the default target is measured in docs/benchmarks.md."""
 TORQUE = "What is the current final torque for the A320 main landing gear wheel axle nut according to the AMM?"
 CURRENT_TORQUE = 325.0  # AMM 32-41-11 Rev 12 (2025)
 SUPERSEDED_TORQUES = {250.0, 270.0, 300.0}  # shop note 2019, Rev 10 (2021), Rev 11 (2023)
@@ -86,7 +89,7 @@ def assert_stages_recorded(pipeline: Pipeline, answer: Answer) -> None:
 
 
 def test_current_torque_comes_from_the_newest_revision(pipeline):
-    answer = pipeline.run(TORQUE, OFFLINE)
+    answer = pipeline.run(TORQUE, GUESS)
     assert superseded(answer), "the trap needs an older revision among the evidence"
     assert answer.status == "success" and answer.validation.is_valid, answer.final
     assert CURRENT_TORQUE in torque_values(answer.final)
@@ -104,7 +107,9 @@ class _SupersededDraft:
     name = "superseded-draft"
 
     def __init__(self) -> None:
-        self.offline = OfflineGenerator()
+        from engine.offline.answerability import ReaderAnswerability
+
+        self.offline = OfflineGenerator(reader=ReaderAnswerability(accuracy=0))  # best guesses, as GUESS
         self.cited: int | None = None
 
     def draft(self, question, evidence, intent) -> str:
@@ -144,7 +149,7 @@ def test_a_draft_from_the_superseded_revision_is_caught_and_corrected(data_dir):
 
 
 def test_fault_code_question_answers_with_that_code(pipeline):
-    answer = pipeline.run(FAULT, OFFLINE)
+    answer = pipeline.run(FAULT, GUESS)
     assert answer.status == "success" and answer.validation.is_valid, answer.final
     assert set(FAULT_CODE.findall(answer.final)) == {"E4027"}
     assert "BRK TEMP SENSOR DISAGREE" in answer.final.upper()
@@ -159,7 +164,9 @@ class _NeighbourDraft:
     name = "neighbour-draft"
 
     def __init__(self) -> None:
-        self.offline = OfflineGenerator()
+        from engine.offline.answerability import ReaderAnswerability
+
+        self.offline = OfflineGenerator(reader=ReaderAnswerability(accuracy=0))  # best guesses, as GUESS
         self.code = ""
 
     def draft(self, question, evidence, intent) -> str:
@@ -179,7 +186,7 @@ def test_an_answer_about_another_code_is_flagged_and_revised(data_dir):
     neighbour = _NeighbourDraft()
     pipeline = Pipeline(load_settings(data_dir=data_dir),
                         reflection_factory=lambda *args, **kwargs: ReflectionLoop(neighbour, OfflineReviewer()))
-    answer = pipeline.run(FAULT, OFFLINE)
+    answer = pipeline.run(FAULT, GUESS)
     first = answer.reviews[0]
     assert not first.valid and first.confidence < 0.9
     assert any(i.type == "logic" and "E4027" in i.description for i in first.issues), first.issues
@@ -193,7 +200,7 @@ def test_an_answer_about_another_code_is_flagged_and_revised(data_dir):
 
 
 def test_comparison_gives_both_types_from_2023_data(pipeline):
-    answer = pipeline.run(FUEL, OFFLINE)
+    answer = pipeline.run(FUEL, GUESS)
     assert answer.status == "success" and answer.validation.is_valid, (answer.final, answer.validation)
     stated = {f.value for f in figures(answer.final)}
     for family, values in FUEL_2023.items():
