@@ -57,9 +57,10 @@ def render_answerability(result: Answerability | None, status: str | None = None
         parts.append("asked: " + " ".join(focus.attribute))
     st.caption(label(" · ".join(parts), limit=400))
     if result.confidence is not None and result.threshold is not None:
-        need = min(result.threshold, 1.0)
+        need = ("no confidence is enough at this target" if result.threshold > 1
+                else f"answers need {result.threshold:.0%}")
         st.progress(result.confidence, text=label(
-            f"Confidence {result.confidence:.0%} · answers need {need:.0%}"
+            f"Confidence {result.confidence:.0%} · {need}"
             + (f" (target accuracy {result.target_accuracy:.0%})" if result.target_accuracy else "")
             + (f" · selector: {result.selector}" if result.selector else ""), limit=200))
     if result.span is not None and result.span.value:

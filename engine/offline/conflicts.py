@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.language.quantities import canonical_unit, figures
 from engine.language.tokens import normalise_phrase
 from engine.offline.reader import Candidate
 from engine.results import Evidence, EvidenceMeta, Intent
@@ -83,9 +84,13 @@ def _value_like(c: Candidate) -> bool:
 
 
 def _same_class(a: Candidate, b: Candidate) -> bool:
-    """Two candidates that can disagree: of one kind, or both figures (the entity recogniser may call the same kind
-    of figure a quantity in one sentence and money or a name in another)."""
-    return a.kind == b.kind or (any(ch.isdigit() for ch in a.text) and any(ch.isdigit() for ch in b.text))
+    """Two candidates that can disagree: figures in one unit (the entity recogniser may call the same kind of figure
+    a quantity in one sentence and money or a name in another; 325 N.m and 240 lbf.ft are one value said twice), or
+    two non-figures of one kind."""
+    fa, fb = figures(a.text), figures(b.text)
+    if fa and fb:
+        return canonical_unit(fa[0].unit) == canonical_unit(fb[0].unit)
+    return not fa and not fb and a.kind == b.kind
 
 
 def _beats(a: EvidenceMeta, b: EvidenceMeta) -> bool:

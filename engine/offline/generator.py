@@ -76,7 +76,8 @@ class OfflineGenerator:
             source = with_citation(readable_record(within(span.sentence, period)), [span.evidence])
             if span.value:
                 out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
-            out.append(source)
+            if span.quotable or not span.value:  # a flattened table is not quoted after the value it gave
+                out.append(source)
         for other in judged.conflicts:
             out.append(_conflict_sentence(other))
         if not judged.sides:

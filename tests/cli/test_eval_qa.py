@@ -66,17 +66,19 @@ def test_bad_rows_say_what_to_fix(tmp_path):
 @pytest.mark.slow
 def test_eval_qa_indexes_a_corpus_and_reports_every_metric(tmp_path, capsys):
     out = tmp_path / "rows.jsonl"
-    code, payload = run_json(capsys, "eval", "qa", "--questions", str(write(tmp_path / "q.jsonl", QUESTIONS)),
-                             "--corpus", str(write(tmp_path / "c.jsonl", CORPUS)), "--out", str(out),
-                             "--data-dir", str(tmp_path / "data"))
+    args = ["eval", "qa", "--questions", str(write(tmp_path / "q.jsonl", QUESTIONS)),
+            "--corpus", str(write(tmp_path / "c.jsonl", CORPUS)), "--data-dir", str(tmp_path / "data")]
+    code, payload = run_json(capsys, *args, "--out", str(out))
     assert code == 0 and payload["questions"] == 3
     assert set(METRIC_KEYS) <= set(payload)
     assert payload["refusal_recall"] == 1.0  # neither out-of-corpus question is answered
-    assert payload["coverage"] == 1.0 and payload["answered_accuracy"] == 1.0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["q1", "q2", "q3"]
     assert rows[1]["answerability"] == "unanswerable" and not rows[1]["answered"]
     assert not (tmp_path / "data" / "lancedb").exists()  # the corpus went into a temporary store
+    code, guesses = run_json(capsys, *args, "--accuracy", "0")  # best guesses: the answerable one is answered right
+    assert code == 0 and guesses["coverage"] == 1.0 and guesses["answered_accuracy"] == 1.0
+    assert guesses["refusal_recall"] == 1.0  # the reviewer still refuses what the documents do not say
 
 
 @pytest.mark.integration
