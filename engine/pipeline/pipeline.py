@@ -195,7 +195,10 @@ class Pipeline:
                     f"validation check the answer. (The offline reader alone would not answer: {judged.reason})")})
             state["answerability"] = judged
             notify("answerability", {"answerability": judged})
-            if judged.verdict == "unanswerable" and not widened:
+            # a target no confidence reaches refuses whatever the evidence: searching wider cannot change that
+            reachable = (judged.threshold is None or judged.threshold <= 1
+                         or judged.signals.get("passage_threshold", 2.0) <= 1)
+            if judged.verdict == "unanswerable" and not widened and reachable:
                 widened = True  # one wider search before refusing: more candidates per task, more evidence
                 with tracer.span("orchestration"):
                     tasks, strategy = widen(tasks, strategy)

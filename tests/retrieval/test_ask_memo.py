@@ -58,7 +58,8 @@ def _record_attempts(monkeypatch, pipeline):
 
 def test_the_widened_search_before_refusing_reads_the_first_searches_rows(pipeline, monkeypatch):
     attempts = _record_attempts(monkeypatch, pipeline)
-    answer = pipeline.run("What is the capital of France?", AskOptions(provider="offline"))
+    # a target the selectors can reach (at one no confidence reaches, nothing is searched again)
+    answer = pipeline.run("What is the capital of France?", AskOptions(provider="offline", target_accuracy=0.6))
     assert answer.status == "refused" and len(attempts) == 2
     assert answer.extra["attempts"][0]["status"] == "unanswerable"  # refused after one wider search
     searched = [q for q in attempts[0]["queries"] if "FTS" in q or "Vector" in q]
@@ -93,3 +94,11 @@ def test_a_retrieval_without_a_memo_fetches_k_rows(pipeline, monkeypatch):
     tasks = StrategyRouter(strategy, ["manuals", "faq"]).run(intent)
     Retriever(pipeline.store).run(tasks, intent, strategy)
     assert limits and set(limits) == {t.top_k for t in tasks}
+
+
+def test_no_wider_search_when_the_target_is_out_of_the_selectors_reach(pipeline, monkeypatch):
+    attempts = _record_attempts(monkeypatch, pipeline)
+    answer = pipeline.run("What is the capital of France?", AskOptions(provider="offline", target_accuracy=0.95))
+    judged = answer.answerability
+    assert answer.status == "refused" and judged.threshold > 1 and judged.signals.get("passage_threshold", 2) > 1
+    assert len(attempts) == 1 and "nothing is answered" in answer.final
