@@ -72,6 +72,15 @@ class OfflineGenerator:
                 if side.value:
                     out.append(f"{side.subject}: {side.value.rstrip('.')} [{side.evidence}].")
                 out.append(with_citation(readable_record(within(side.sentence, period)), [side.evidence]))
+        even = [c for c in judged.conflicts if not c.note] if judged.verdict == "ambiguous" else []
+        if even and span is not None and span.value:
+            # sources of equal standing disagree: say so first and name every value, choosing none
+            given = [f"[{span.evidence}] gives {_value(span.value)}"] + [f"[{c.evidence}] gives {_value(c.value)}"
+                                                                       for c in even]
+            out.append(f"The sources disagree: {', '.join(given[:-1])} and {given[-1]}"
+                       f" [{', '.join(str(n) for n in dict.fromkeys([span.evidence, *(c.evidence for c in even)]))}].")
+            out.append(with_citation(readable_record(within(span.sentence, period)), [span.evidence]))
+            out.extend(with_citation(readable_record(c.sentence), [c.evidence]) for c in even if c.sentence)
         elif span is not None:
             source = with_citation(readable_record(within(span.sentence, period)), [span.evidence])
             if span.value:
@@ -79,7 +88,8 @@ class OfflineGenerator:
             if span.quotable or not span.value:  # a flattened table is not quoted after the value it gave
                 out.append(source)
         for other in judged.conflicts:
-            out.append(_conflict_sentence(other))
+            if other not in even:
+                out.append(_conflict_sentence(other))
         if not judged.sides:
             out.extend(self._compared(question, evidence, intent, out))
         if not out:
@@ -140,6 +150,14 @@ class OfflineGenerator:
             if fresh != NO_ANSWER:
                 out = split_sentences(fresh)  # the answer missed the question: the reader's answer replaces it
         return " ".join(dict.fromkeys(out)) or NO_ANSWER
+
+
+def _value(text: str) -> str:
+    """A value as said in a sentence: the figure of a "key: figure; ..." record value, else the text."""
+    from engine.language.quantities import figures
+
+    found = figures(text)
+    return found[0].text if found and (";" in text or ":" in text) else text.rstrip(".")
 
 
 def within(record: str, period) -> str:

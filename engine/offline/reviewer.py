@@ -188,6 +188,13 @@ class OfflineReviewer:
             return result  # "Yes." / "Sure!": nothing to verify
         result.checked = True
         index = context.index
+        attributed = _attributions(sentence)
+        if attributed:  # "[2] gives 16 °C and [1] gives 5 °C": each value is checked against the source named
+            for number, value in attributed:
+                if not 1 <= number <= len(index) or not _states(index.chunk(number), value):
+                    result.issue("fact", f"[{number}] does not give {value}.")
+            result.basis = sorted({n for n, _ in attributed})
+            return result
         n = len(index)
         cited = citations(sentence)
         valid = [c for c in cited if 1 <= c <= n]
@@ -305,6 +312,29 @@ class OfflineReviewer:
     def _strength(self, judged: Judgement) -> float:
         threshold = self._threshold
         return float(min(1.0, max(0.0, (judged.score - threshold) / (1 - threshold))))
+
+
+_ATTRIBUTION = re.compile(r"\[(\d+)\] gives ([^\[\]]+?)(?=,? and \[\d+\] gives|, \[\d+\] gives|\s*\[[\d, ]+\]\.?\s*$|\.?\s*$)")
+"""A clause that says which source gives which value ("[2] gives 16 °C")."""
+
+
+def _attributions(sentence: str) -> list[tuple[int, str]]:
+    """(source number, value) of each "[n] gives V" clause, when the sentence is a list of them ("The sources
+    disagree: [2] gives X and [1] gives Y [1, 2]."); else empty."""
+    head, colon, rest = sentence.partition(":")
+    if not colon or "[" in head:
+        return []
+    found = [(int(n), v.strip().rstrip(".")) for n, v in _ATTRIBUTION.findall(rest)]
+    return found if len(found) >= 2 else []
+
+
+def _states(chunk, value: str) -> bool:
+    """The chunk states ``value``: each of its figures, else each of its content words, is in the chunk."""
+    wanted = figures(value)
+    if wanted:
+        return all(f.value in chunk.numbers for f in wanted)
+    own = set(content_words(value))
+    return bool(own) and own <= chunk.words
 
 
 def _quoted_wording(body: str, word: str, evidence: str) -> tuple[str, str] | None:

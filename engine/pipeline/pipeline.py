@@ -29,6 +29,8 @@ from engine.store import KnowledgeBaseStore
 from engine.tracing import RecordingTracer, TraceStore
 
 Progress = Callable[[str, dict[str, Any]], None]
+DISAGREE = "The sources disagree"
+"""How an offline answer over disagreeing sources of equal standing begins (it needs no caveat after it)."""
 STAGES = ("perception", "orchestration", "retrieval", "answerability", "reflection", "validation")
 
 
@@ -245,7 +247,7 @@ class Pipeline:
             problems = "; ".join(i.message.rstrip(". ") for i in validation.issues[:3])
             final = (f"I could not verify this answer against the documents: {problems}. "
                      "The unverified answer is kept in the trace.")
-        elif status == "success" and judged.verdict == "ambiguous":
+        elif status == "success" and judged.verdict == "ambiguous" and not final.startswith(DISAGREE):
             final = f"{final}\n\nCaveat: {judged.reason}"
         return safe_answer(Answer(
             question=question, intent=intent, tasks=tuple(tasks), evidence=retrieved.evidence, draft=outcome["draft"],

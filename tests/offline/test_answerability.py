@@ -94,3 +94,30 @@ def test_an_older_weaker_source_is_named_as_superseded_not_chosen(guesses):
     judged = ask(guesses, "What torque are the flange bolts tightened to?", [note, manual])
     assert judged.span is not None and "45" in judged.span.value
     assert any("40" in c.value and c.note for c in judged.conflicts)
+
+
+def test_sources_of_equal_standing_that_disagree_are_both_named_and_neither_chosen(guesses):
+    first = item(1, "The relief valve of the boiler opens at 3.0 bar.", "Boiler guide", update_date=date(2024, 3, 1),
+                 authority=3)
+    second = item(2, "The relief valve of the boiler opens at 3.5 bar.", "Boiler notes", update_date=date(2024, 3, 1),
+                  authority=3)
+    question = "At what pressure does the boiler relief valve open?"
+    judged = ask(guesses, question, [first, second])
+    assert judged.verdict == "ambiguous", judged.reason
+    draft = OfflineGenerator().draft(question, [first, second], Intent(action="lookup", raw_query=question), judged)
+    lead = draft.split(". ")[0]
+    assert lead.startswith("The sources disagree") and "3.0 bar" in lead and "3.5 bar" in lead, draft
+    assert "[1]" in draft and "[2]" in draft
+
+
+def test_the_reviewer_checks_each_attributed_value_against_the_source_it_names():
+    from engine.offline.reviewer import OfflineReviewer
+
+    first = item(1, "The relief valve of the boiler opens at 3.0 bar.", "Boiler guide")
+    second = item(2, "The relief valve of the boiler opens at 3.5 bar.", "Boiler notes")
+    reviewer = OfflineReviewer()
+    right = "The sources disagree: [1] gives 3.0 bar and [2] gives 3.5 bar [1, 2]."
+    assert reviewer.review("At what pressure does the relief valve open?", [first, second], right).valid
+    swapped = "The sources disagree: [1] gives 3.5 bar and [2] gives 3.0 bar [1, 2]."
+    review = reviewer.review("At what pressure does the relief valve open?", [first, second], swapped)
+    assert not review.valid and any("[1] does not give 3.5 bar" in i.description for i in review.issues)
