@@ -45,8 +45,8 @@ def read(paths: list[str]) -> list[dict]:
 
 def add_text_features(row: dict) -> None:
     """Features the reader computes from a candidate's text and the question's reading alone (its shape), added to
-    the stored rows so they need not be dumped again when these change (engine/offline/reader.py shape_features)."""
-    from engine.offline.reader import shape_features
+    the stored rows so they need not be dumped again when these change (engine/offline/shapes.py)."""
+    from engine.offline.shapes import shape_features
 
     reading = row["reading"]
     for cand in row["candidates"]:

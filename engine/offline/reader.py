@@ -25,9 +25,10 @@ from engine.language import nlp
 from engine.language.codes import CODE, VERSION, codes_in, names
 from engine.language.question import QuestionReading
 from engine.language.names import MONTHS
-from engine.language.quantities import YEAR, canonical_unit, known_unit, located_figures
+from engine.language.quantities import YEAR, located_figures
 from engine.language.layout import QUOTABLE, evidence_units
 from engine.language.tokens import STOP_WORDS, normalise_phrase, stem, words
+from engine.offline.shapes import shape_features
 from engine.periods import about, asked_period, in_force
 from engine.results import Evidence, Intent
 
@@ -409,76 +410,8 @@ def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, te
         f[f"whdep={reading.wh_dep}|dep={root.dep_}|same_head={int(same_head)}"] = 1.0
     f[f"pos={span[0].pos_}-{span[-1].pos_}"] = 1.0
     f[f"type={at}|head_dep={head.dep_}"] = 1.0
-    f.update(shape_features(text, at, reading.head, reading.wh, reading.text))
+    f.update(shape_features(text, at, reading.head, reading.wh, reading.text))  # engine/offline/shapes.py
     return f
-
-
-_TIME_UNITS = frozenset({"second", "seconds", "sec", "s", "minute", "minutes", "min", "mins", "hour", "hours", "h",
-                         "hr", "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years", "yr"})
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
-_ALPHA = re.compile(r"[A-Za-z]")
-_MONTH_WORDS = MONTHS | {m[:3] for m in MONTHS} | {"sept"}
-
-
-def shape(text: str) -> str:
-    """What a candidate looks like, read from its text alone (the entity recogniser may call the same date a name
-    in one sentence and a date in another): date, year, percent, money, duration, quantity, number, code, name or
-    phrase."""
-    tokens = text.lower().replace(",", " ").split()
-    figs = located_figures(text)
-    if _ISO_DATE.search(text) or (any(t.strip(".") in _MONTH_WORDS for t in tokens) and any(c.isdigit() for c in text)):
-        return "date"
-    if YEAR.fullmatch(text.strip()):
-        return "year"
-    if "%" in text or "percent" in tokens or "per cent" in text.lower():
-        return "percent"
-    if any(sign in text for sign in ("$", "€", "£", "¥")) or any(t in ("usd", "eur", "gbp", "dollars") for t in tokens):
-        return "money"
-    if codes_in(text) and len(tokens) <= 3:
-        return "code"
-    if figs:
-        units = [f.unit for _, f in figs if f.unit]
-        if units and units[0].split("/")[0] in _TIME_UNITS:
-            return "duration"
-        if units:
-            return "quantity"
-        if not _ALPHA.search(text):
-            return "number"
-    if any(c.isdigit() for c in text):
-        return "code" if len(tokens) <= 2 else "phrase"
-    if text[:1].isupper() and all(t[:1].isupper() or not t[:1].isalpha() for t in text.split()):
-        return "name"
-    return "phrase"
-
-
-@lru_cache(maxsize=4096)
-def asked_units(question: str) -> frozenset[str]:
-    """The units a question names ("how many litres", "in minutes"), canonical."""
-    return frozenset(canonical_unit(w) for w in words(question)
-                     if len(w) > 2 and w not in STOP_WORDS and known_unit(w))
-
-
-def shape_features(text: str, answer_type: str, head: str, wh: str, question: str = "") -> dict[str, float]:
-    """Features of a candidate's text against what the question asks: its shape crossed with the expected answer
-    type, the question's head word and wh-word; whether its unit is one the question names; how much of it is the
-    value; unbalanced brackets (a cut span)."""
-    kind = shape(text)
-    figs = located_figures(text)
-    units = {canonical_unit(f.unit) for _, f in figs if f.unit and known_unit(f.unit)}
-    wanted = asked_units(question) if question else frozenset()
-    value_chars = sum(len(f.text) for _, f in figs)
-    extra = max(len(text.split()) - sum(len(f.text.split()) for _, f in figs), 0) if figs else len(text.split())
-    return {
-        f"shape={kind}": 1.0,
-        f"type={answer_type}|shape={kind}": 1.0,
-        f"wh={wh or '-'}|shape={kind}": 1.0,
-        f"head={head or '-'}|shape={kind}": 1.0,
-        "value_share": min(value_chars / max(len(text), 1), 1.0),
-        "extra_words_log": math.log1p(extra),
-        "unbalanced": float(text.count("(") != text.count(")") or text.count("[") != text.count("]")),
-        "unit_asked": float(bool(units & wanted)),
-        "unit_not_asked": float(bool(wanted) and bool(units) and not units & wanted),
-    }
 
 
 def _field_key(text: str, at: int) -> str:
