@@ -119,11 +119,12 @@ def drive_documents(page) -> None:
 
 def drive_experiments(page) -> None:
     """Run a small reflection off/on experiment over a gold question file so every result panel has content."""
-    page.get_by_text("Upload a file", exact=True).click()
+    # the experiment's controls come first; the calibration section below has an uploader and limits of its own
+    page.get_by_text("Upload a file", exact=True).first.click()
     wait_for_rerun(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(GOLD_QUESTIONS))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(GOLD_QUESTIONS))
     wait_for_rerun(page)
-    limit = page.get_by_role("spinbutton", name="Question limit")
+    limit = page.get_by_role("spinbutton", name="Question limit").first
     limit.fill(str(EXPERIMENT_QUESTIONS))
     limit.press("Enter")
     wait_for_rerun(page)
@@ -143,7 +144,7 @@ def shoot(page, url: str, path: Path) -> None:
         try:
             driver(page)
         except Exception as exc:  # noqa: BLE001 - another page's controls changed: shoot it as it is
-            print(f"note: could not drive the {path.stem} page ({type(exc).__name__}); shooting it as loaded")
+            print(f"note: could not drive the {path.stem} page ({type(exc).__name__}: {str(exc)[:300]}); shooting it as loaded")
     time.sleep(2)
     full_page_screenshot(page, path, width=WIDTH)
     report(path)
