@@ -8,7 +8,7 @@ figure is said of the names between it and the figure before it, and of a name i
 after it by a preposition ("300 N.m for the B737 and 270 N.m for the A320"). A figure with no
 name in its segment takes the nearest name in the sentence; one in a sentence without names is
 bound to nothing, and then any subject may hold it; so is a figure said of an unnamed thing the sentence
-describes ("produced by a man born in 1965").
+describes ("designed by a woman born in 1931").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from engine.language.quantities import Figure, located_figures
 _CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
 _DESCRIBED = re.compile(r"\b(?:a|an)\s+(?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*\s+(?:who|whose|that|which|born|[a-z]+ed)\b"
                         r"[^;]*$")
-"""An unnamed thing described right before a figure ("produced by a man born in 1965"): the figure is said of that
+"""An unnamed thing described right before a figure ("designed by a woman born in 1931"): the figure is said of that
 thing, not of the name before it."""
 _ATTACHED = re.compile(r"\s*(?:for|of|on|in|at|by|from|with|per)\s+(?:the\s+|a\s+|an\s+)?")
 
@@ -69,7 +69,7 @@ def bind(sentence: str) -> list[Bound]:
             if not chosen and spans:
                 chosen = {min(spans, key=lambda n: min(abs(n[0] - stop), abs(at - n[1])))[2]}
             if _DESCRIBED.search(clean[max([n[1] for n in spans if n[1] <= at] + [0]): at]):
-                chosen = set()  # "... was produced by a man born in 1965": not said of the film
+                chosen = set()  # "... was designed by a woman born in 1931": not said of the bridge
             out.append(Bound(figure, at, frozenset(chosen)))
             boundary = claimed
     return out

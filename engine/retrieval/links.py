@@ -1,8 +1,8 @@
 """One hop along the corpus's own links: documents that the best evidence names, but no task retrieved.
 
-A question such as "The soundtrack of Natural Born Killers was produced by a man born in what year?" is
-answered in two steps: the soundtrack's passage names its producer, Trent Reznor, and the year is in the
-passage about him, which resembles the question too little to be retrieved by it. When the corpus holds a
+A question such as "In what year was the engineer who designed the Kestrel Valley viaduct born?" is answered
+in two steps: the viaduct's passage names its engineer, Mara Lindqvist, and the year is in the passage about her,
+which resembles the question too little to be retrieved by it. When the corpus holds a
 document titled by that name (the catalogue knows every title), the passage of that document nearest to the
 question is added to the evidence, marked as found by the link. The answerability check then treats it as
 a bridge: about the question's subject through the passage that names it.

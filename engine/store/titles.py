@@ -1,7 +1,7 @@
 """Document titles as names: which documents of a base a passage of text names.
 
-A passage that names another document of the corpus ("... produced by Trent Reznor of Nine Inch Nails",
-in a corpus holding a document titled "Trent Reznor") points at the evidence for the next step of a
+A passage that names another document of the corpus ("... designed by the engineer Mara Lindqvist", in a
+corpus holding a document titled "Mara Lindqvist") points at the evidence for the next step of a
 question. The index maps each title, normalised, to its documents, and finds the titles a text names by
 looking up its word runs (no scan of the titles), so it costs the same at a hundred documents or a million.
 """
