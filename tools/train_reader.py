@@ -107,22 +107,34 @@ def weight_of(row: dict) -> float:
 
 # -- sentences ----------------------------------------------------------------------------------------------------
 
-def sentences(rows: list[dict], c_grid=C_GRID) -> dict:
+def _items(rows: list[dict], use: str, part: str) -> tuple[list, list[int]]:
+    """(fold, features, label, weight) of each ``part`` ("sentences", "candidates") of the rows whose ``use`` flag is
+    set, and the row each came from."""
     fold_of = folds(rows)
     items, owner = [], []
     for q, (row, fold) in enumerate(zip(rows, fold_of)):
-        if not row["in_evidence"]:
-            continue
-        for s in row["sentences"]:
-            items.append((fold, s["features"], int(s["right"]), weight_of(row)))
-            owner.append(q)
+        if row[use]:
+            for unit in row[part]:
+                items.append((fold, unit["features"], int(unit["right"]), weight_of(row)))
+                owner.append(q)
+    return items, owner
+
+
+def _scored(items: list, owner: list[int], c: float) -> dict[int, list[tuple[float, int]]]:
+    """(out-of-fold score, label) of each item, by row."""
+    scores = out_of_fold(items, c)
+    by_q = defaultdict(list)
+    for n, q in enumerate(owner):
+        by_q[q].append((scores[n], items[n][2]))
+    return by_q
+
+
+def sentences(rows: list[dict], c_grid=C_GRID) -> dict:
+    items, owner = _items(rows, "in_evidence", "sentences")
     report = {}
     best = None
     for c in c_grid:
-        scores = out_of_fold(items, c)
-        by_q = defaultdict(list)
-        for n, q in enumerate(owner):
-            by_q[q].append((scores[n], items[n][2]))
+        by_q = _scored(items, owner, c)
         figures = {}
         for name in sorted({r["set"] for r in rows}):
             qs = [q for q in by_q if rows[q]["set"] == name]
@@ -141,20 +153,10 @@ def sentences(rows: list[dict], c_grid=C_GRID) -> dict:
 # -- candidates ---------------------------------------------------------------------------------------------------
 
 def ranker(rows: list[dict], c_grid=C_GRID) -> dict:
-    fold_of = folds(rows)
-    items, owner = [], []
-    for q, (row, fold) in enumerate(zip(rows, fold_of)):
-        if not row["answerable"]:
-            continue
-        for cand in row["candidates"]:
-            items.append((fold, cand["features"], int(cand["right"]), weight_of(row)))
-            owner.append(q)
+    items, owner = _items(rows, "answerable", "candidates")
     report, best = {}, None
     for c in c_grid:
-        scores = out_of_fold(items, c)
-        by_q = defaultdict(list)
-        for n, q in enumerate(owner):
-            by_q[q].append((scores[n], items[n][2]))
+        by_q = _scored(items, owner, c)
         figures = {}
         for name in sorted({r["set"] for r in rows}):
             qs = [q for q, r in enumerate(rows) if r["set"] == name and r["answerable"]]

@@ -92,9 +92,11 @@ def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vecto
     """
     period = asked_period(intent) if intent is not None and not in_force(intent.constraints.time) else None
     rows: list[tuple[str, int, str, str, int]] = []
+    every: dict[str, None] = {}  # every unit's text, read once, for the one embedding call below
     for number, item in enumerate(evidence, start=1):
         heading, position = "", 0
         for unit in evidence_units(item.text):
+            every[unit.text] = None
             if unit.kind == "heading":
                 heading = unit.text
             if (unit.kind in QUOTABLE or unit.kind in ("long", "table")) and not planted(unit.text):
@@ -105,7 +107,7 @@ def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vecto
         return []
     # every unit is embedded in one call (the reviewer reads the same units from the cache), then filtered
     kept = {r[0] for r in rows}
-    others = list(dict.fromkeys(u.text for item in evidence for u in evidence_units(item.text) if u.text not in kept))
+    others = [text for text in every if text not in kept]
     matrix = vectors([reading.text] + [r[0] for r in rows] + others)[: len(rows) + 1]
     sims = list(matrix[1:] @ matrix[0])
     codes = [s for s in reading.subjects if codes_in(s) or VERSION.fullmatch(s)]
