@@ -29,7 +29,7 @@ from engine.config import load_settings
 from engine.embeddings import embedder_for
 from engine.evaluation.retrieval import EVAL_KB, dedupe_docs, read_jsonl, read_qrels, score_rankings
 from engine.ingest import Ingestor
-from engine.reflection.evaluation import evaluate_review
+from engine.evaluation.review import evaluate_review
 from engine.offline.reviewer import OfflineReviewer
 from engine.store import KnowledgeBaseStore
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import DATASETS, report
 
-from engine.reflection.evaluation import METRIC_KEYS, detection_metrics, evaluate_review
+from engine.evaluation.review import METRIC_KEYS, detection_metrics, evaluate_review
 from engine.assemble import eval_reviewer
 
 DEFAULT_FILE = DATASETS / "review_dev" / "begin_dev.jsonl"

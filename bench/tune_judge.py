@@ -23,7 +23,7 @@ from pathlib import Path
 
 from common import DATASETS
 
-from engine.reflection.evaluation import detection_metrics, read_review_rows, review_rows
+from engine.evaluation.review import detection_metrics, read_review_rows, review_rows
 from engine.offline.judge import JudgeConfig, OfflineJudge
 from engine.reflection.judgement import Judgement
 from engine.offline.reviewer import OfflineReviewer

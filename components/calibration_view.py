@@ -7,7 +7,8 @@ import streamlit as st
 
 from components.safe_text import chart_text, label
 from engine.errors import EngineError
-from engine.offline.calibrate import Calibration, SelectorStore, calibrate, chosen_point, questions_from_text
+from engine.evaluation.calibrate import calibrate, chosen_point, questions_from_text
+from engine.offline.calibrate import Calibration, SelectorStore
 
 RESULT_KEY = "experiments.calibration"
 TARGET = 0.8

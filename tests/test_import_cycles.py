@@ -34,6 +34,13 @@ def test_the_engine_has_no_module_level_import_circle():
     assert "Module-level circles: 0" in result.stdout
 
 
+def test_the_engine_has_no_circle_even_through_deferred_imports():
+    """Neither a module nor a package imports, inside a function, one that imports it back."""
+    out = _run(ROOT / "engine").stdout
+    assert "Circles that need a deferred import: 0 groups" in out, out
+    assert "Package circles (all imports): 0" in out, out
+
+
 def test_a_module_level_circle_fails_and_is_shown(tmp_path):
     package = _package(tmp_path, {"a.py": "from pkg.b import B\nA = 1\n", "b.py": "from pkg import a\nB = 2\n"})
     result = _run(package)

@@ -23,7 +23,8 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
 
 def cmd_calibrate(args) -> int:
     from engine.errors import EngineError
-    from engine.offline.calibrate import SelectorStore, calibrate
+    from engine.evaluation.calibrate import calibrate
+    from engine.offline.calibrate import SelectorStore
 
     settings = settings_from(args)
     store = SelectorStore(settings)

@@ -72,7 +72,7 @@ def cmd_eval_retrieval(args) -> int:
 
 
 def cmd_eval_review(args) -> int:
-    from engine.reflection.evaluation import METRIC_KEYS, evaluate_review
+    from engine.evaluation.review import METRIC_KEYS, evaluate_review
     from engine.assemble import eval_reviewer
 
     batch = None

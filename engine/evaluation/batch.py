@@ -221,7 +221,7 @@ def evaluate_review_in_batches(path: str | Path, provider: Any, state: BatchStat
                                on_progress: Callable[[BatchProgress], None] | None = None, poll_s: float = POLL_S,
                                batches: MessageBatches | None = None) -> tuple[Any, BatchRun]:
     """``eval review`` on Claude through one Message Batch (a review is one call); scored as ``evaluate_review``'s."""
-    from engine.reflection.evaluation import evaluate_review, read_review_rows
+    from engine.evaluation.review import evaluate_review, read_review_rows
     from engine.reflection.llm import LLMReviewer
 
     rows = read_review_rows(path, limit)

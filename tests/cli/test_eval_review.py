@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import build_parser, main
-from engine.reflection.evaluation import METRIC_KEYS, detection_metrics, evaluate_review, read_review_rows
+from engine.evaluation.review import METRIC_KEYS, detection_metrics, evaluate_review, read_review_rows
 from engine.results import Review, ReviewIssue
 
 DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "review_dev" / "begin_dev.jsonl"

@@ -9,7 +9,8 @@ import pytest
 
 from engine.config import load_settings
 from engine.errors import EngineError
-from engine.offline.calibrate import Calibration, SelectorStore, chosen_point, questions_from_text
+from engine.evaluation.calibrate import chosen_point, questions_from_text
+from engine.offline.calibrate import Calibration, SelectorStore
 from engine.offline.calibration import SelectorRow, fit_selector
 
 pytestmark = pytest.mark.unit
