@@ -14,11 +14,11 @@ export MALLOC_ARENA_MAX ?= 2
 
 .PHONY: run dev serve test test-fast test-slow soak install bench clean-data
 
-# --no-compile: modules are compiled when first imported; compiling all of torch and transformers up front took
-# most of a fresh install's time and most of it is never imported.
-$(STAMP): requirements.txt
+# tools/install.py installs the pinned requirements with uv (seconds), or with pip when uv cannot be had
+# (WORKBENCH_INSTALLER=pip forces pip).
+$(STAMP): requirements.txt tools/install.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
+	$(PYTHON) tools/install.py $(PY) requirements.txt
 	@touch $(STAMP)
 
 # Also exports the embedding model (once per machine, into ~/.cache/reflective-rag-workbench), so a later
