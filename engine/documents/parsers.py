@@ -23,8 +23,10 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r
 _MD_HEADING = re.compile(r"^[ \t]{0,3}#[ \t]+(.+)$", re.M)  # no nested quantifiers: linear on any line
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-FIRST_PAGE_FRAGMENTS = 2000
-"""Text fragments of a PDF's first page kept with their type sizes to find its title (a page holds a few hundred)."""
+FIRST_PAGE_FRAGMENTS = 20000
+"""Text fragments of a PDF's first page kept with their type sizes to find its title. A page of prose holds a few
+hundred; a page-wide table thousands, and its title may come last in the content stream (a state-by-state table of
+2,186 fragments sets its 15 pt title as fragment 2,158)."""
 
 
 def split_front_matter(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> tuple[dict, str]:
@@ -81,7 +83,8 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
     first_page: list[tuple[str, float]] = []  # the first page's text with its type sizes, for the title
 
     def sized(text, cm, tm, font, size) -> None:
-        if text and len(first_page) < FIRST_PAGE_FRAGMENTS:
+        # a run of spaces carries no type size (a table's spacer set at 12 pt scaled would pass for a heading)
+        if text and (text.strip() or "\n" in text) and len(first_page) < FIRST_PAGE_FRAGMENTS:
             first_page.append((text, float(size or 0) * abs(float(tm[3]) * float(cm[3]) or 1.0)))
 
     try:

@@ -29,10 +29,11 @@ def looks_like_file_name(title: str | None) -> bool:
 
 
 def first_line_title(text: str) -> str | None:
-    """The first non-empty line that reads like a heading (has letters, is not too long), else None."""
+    """The first line with letters, when it reads like a heading (not too long), else None. Lines without
+    letters (a transcript's line numbers, page numbers, rules) are passed over."""
     for line in text.splitlines():
         line = " ".join(line.split())
-        if not line:
+        if not re.search(r"[^\W\d_]", line):
             continue
         if len(line) <= TITLE_MAX_CHARS and re.search(r"[^\W\d_]{2}", line):
             return line

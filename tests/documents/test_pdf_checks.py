@@ -60,7 +60,7 @@ def test_a_real_metadata_title_is_kept():
 
 def test_a_first_line_that_is_body_text_is_not_a_title():
     assert first_line_title("x" * 40 + " " + "word " * 40) is None
-    assert first_line_title("\n\n  2024-01-01  \nHeading") is None  # no letters in the first line
+    assert first_line_title("\n\n  2024-01-01  \nHeading") == "Heading"  # a line without letters is passed over
     parsed = parse_bytes("brief.pdf", helpers.make_pdf(["004\n" + "word " * 100], title="Microsoft Word - brief.doc"))
     assert parsed.title_hint is None  # the file name then gives the title
 
@@ -117,3 +117,33 @@ def test_an_ingested_pdf_is_titled_from_its_text_not_its_file_name():
     parsed = parse_pdf(_pdf([("Page 1 of 3", 8), ("Rules for Airworthiness Directives", 18), (BODY, 11)]), None)
     meta = resolve_metadata("federal-register-2020-17221.pdf", parsed, "regs")
     assert meta.title == "Rules for Airworthiness Directives"
+
+
+def test_line_numbers_before_the_first_line_are_passed_over():
+    from engine.documents.parsers import parse_pdf
+
+    lines = [(str(n), 11) for n in range(1, 6)] + [("Hearing record of the harbour board", 11), (BODY, 11)]
+    assert parse_pdf(_pdf(lines), None).title_hint == "Hearing record of the harbour board"
+
+
+def test_a_title_set_after_thousands_of_table_cells_is_found():
+    """A page-wide table's cells may come before its title in the content stream; spacer runs carry no size."""
+    from fpdf import FPDF
+
+    from engine.documents.parsers import parse_pdf
+
+    pdf = FPDF(orientation="L")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=4)
+    for row in range(60):
+        for col in range(45):
+            pdf.set_xy(5 + col * 6, 30 + row * 2.5)
+            pdf.cell(6, 2.5, f"{row * col % 997:,}")
+        pdf.set_font("Helvetica", size=30)
+        pdf.cell(6, 2.5, " ")  # a spacer in large type, as table generators emit
+        pdf.set_font("Helvetica", size=4)
+    pdf.set_font("Helvetica", size=16)
+    pdf.set_xy(80, 10)
+    pdf.cell(120, 8, "Harbour Crossings by Month")
+    parsed = parse_pdf(bytes(pdf.output()), None)
+    assert parsed.title_hint == "Harbour Crossings by Month"
