@@ -15,6 +15,8 @@ FILE_NAME_TITLE = re.compile(
     )$"""
 )
 TITLE_MAX_CHARS = 150
+WRAPPED_MIN_CHARS = 60
+"""A first line longer than this whose next line goes on in lower case is a paragraph's first line, not a title."""
 """A first line longer than this is a sentence of body text, not a heading."""
 LOW_TEXT_CHARS_PER_PAGE = 200
 """A typed page holds about 1,500-3,000 characters (the sample PDFs: 1,870-3,210); a scanned page whose only text
@@ -31,14 +33,16 @@ def looks_like_file_name(title: str | None) -> bool:
 def first_line_title(text: str) -> str | None:
     """The first line with letters, when it reads like a heading (not too long), else None. Lines without
     letters (a transcript's line numbers, page numbers, rules) are passed over."""
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if not re.search(r"[^\W\d_]", line):
-            continue
-        if len(line) <= TITLE_MAX_CHARS and re.search(r"[^\W\d_]{2}", line):
-            return line
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if re.search(r"[^\W\d_]", line)]
+    if not lines:
         return None
-    return None
+    line, following = lines[0], lines[1] if len(lines) > 1 else ""
+    if len(line) > TITLE_MAX_CHARS or not re.search(r"[^\W\d_]{2}", line):
+        return None
+    if len(line) > WRAPPED_MIN_CHARS and following[:1].islower():  # the first line of a wrapped paragraph
+        return None
+    return line
 
 
 PROMINENT_RATIO = 1.15
