@@ -1,6 +1,8 @@
 """Full-page screenshots of the six pages, taken in headless Chromium against a temp copy of the sample store.
 
-    python bench/screenshots.py [--store DATA_DIR] [--out docs/screenshots]
+    python bench/screenshots.py [--store DATA_DIR] [--out docs/screenshots] [--widths 1024,1440]
+
+Each page is shot at each width (``<page>-<width>.png``), on its own copy of the store.
 
 The store is copied first, so the source is never changed. Without ``--store`` the script
 uses ``$DATA_DIR`` or ``./data`` when it holds knowledge bases, else indexes ``sample_docs/``
@@ -39,7 +41,8 @@ UPLOAD = ROOT / "sample_docs" / "faq" / "maintenance-faq-wheels-brakes.md"
 UPLOAD_BASE = "hangar-notes"
 GOLD_QUESTIONS = ROOT / "bench" / "questions" / "sample_new.jsonl"
 EXPERIMENT_QUESTIONS = 2
-WIDTH = 1500
+WIDTHS = (1024, 1440)
+"""Window widths the pages are shot at: a laptop's and a desktop's."""
 
 
 def has_knowledge_bases(data_dir: Path) -> bool:
@@ -107,8 +110,15 @@ def drive_agent(page) -> None:
 def drive_documents(page) -> None:
     """Upload one file into a new knowledge base so the page shows the upload's per-file outcome."""
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(UPLOAD))
-    page.get_by_label("Knowledge base", exact=True).click()
-    page.get_by_role("option", name="➕ new knowledge base…").click()
+    for attempt in range(4):  # a rerun of the page may close the list before the option is clicked
+        page.get_by_label("Knowledge base", exact=True).click()
+        try:
+            page.get_by_role("option", name="➕ new knowledge base…").click(timeout=15_000)
+            break
+        except Exception:  # noqa: BLE001
+            page.keyboard.press("Escape")
+            if attempt == 3:
+                raise
     page.get_by_role("textbox", name="New knowledge base name").fill(UPLOAD_BASE)
     page.get_by_role("textbox", name="New knowledge base name").press("Enter")
     wait_for_app(page)
@@ -135,18 +145,18 @@ def drive_experiments(page) -> None:
 DRIVERS = {"documents": drive_documents, "agent": drive_agent, "experiments": drive_experiments}
 
 
-def shoot(page, url: str, path: Path) -> None:
-    page.set_viewport_size({"width": WIDTH, "height": 1000})
+def shoot(page, url: str, path: Path, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 1000})
     page.goto(url)
     wait_for_app(page)
-    driver = DRIVERS.get(path.stem)
+    driver = DRIVERS.get(path.stem.rsplit("-", 1)[0])
     if driver is not None:
         try:
             driver(page)
         except Exception as exc:  # noqa: BLE001 - another page's controls changed: shoot it as it is
             print(f"note: could not drive the {path.stem} page ({type(exc).__name__}: {str(exc)[:300]}); shooting it as loaded")
     time.sleep(2)
-    full_page_screenshot(page, path, width=WIDTH)
+    full_page_screenshot(page, path, width=width)
     report(path)
 
 
@@ -154,7 +164,7 @@ def report(path: Path) -> None:
     print(f"saved {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", flush=True)
 
 
-def take(store: Path, out: Path, scratch: Path) -> None:
+def take(store: Path, out: Path, scratch: Path, width: int) -> None:
     from playwright.sync_api import sync_playwright
 
     data = scratch / "data"
@@ -162,7 +172,7 @@ def take(store: Path, out: Path, scratch: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with AppServer(data, log=scratch / "streamlit.log") as server, sync_playwright() as playwright:
         browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
+        page = browser.new_page(viewport={"width": width, "height": 1000})
         page.set_default_timeout(180_000)
 
         page.goto(server.url)
@@ -170,20 +180,20 @@ def take(store: Path, out: Path, scratch: Path) -> None:
         for question in QUESTIONS:
             ask(page, question)
         time.sleep(2)
-        full_page_screenshot(page, out / "ask.png", width=WIDTH)
-        report(out / "ask.png")
+        full_page_screenshot(page, out / f"ask-{width}.png", width=width)
+        report(out / f"ask-{width}.png")
 
         for name in PAGES:
-            shoot(page, f"{server.url}/{name}", out / f"{name}.png")
+            shoot(page, f"{server.url}/{name}", out / f"{name}-{width}.png", width)
 
-        page.set_viewport_size({"width": WIDTH, "height": 1000})
+        page.set_viewport_size({"width": width, "height": 1000})
         page.goto(f"{server.url}/traces")
         wait_for_app(page)
         open_run(page, TRACE_TO_OPEN)
         wait_for_app(page)
         time.sleep(2)
-        full_page_screenshot(page, out / "traces.png", width=WIDTH)
-        report(out / "traces.png")
+        full_page_screenshot(page, out / f"traces-{width}.png", width=width)
+        report(out / f"traces-{width}.png")
         browser.close()
 
 
@@ -191,10 +201,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", help="data folder to copy (default: $DATA_DIR or ./data, else index sample_docs)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="folder for the PNG files")
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="window widths in pixels, comma-separated")
     args = parser.parse_args()
+    widths = [int(w) for w in args.widths.split(",") if w.strip()]
     with tempfile.TemporaryDirectory(prefix="workbench-shots-") as tmp:
         scratch = Path(tmp)
-        take(source_store(args.store, scratch), Path(args.out).resolve(), scratch)
+        store = source_store(args.store, scratch)
+        for width in widths:
+            take(store, Path(args.out).resolve(), scratch / f"w{width}", width)
     return 0
 
 

@@ -10,9 +10,11 @@ equal standing are both named in the answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.language.names import MONTHS
 from engine.language.quantities import canonical_unit, figures
 from engine.language.tokens import normalise_phrase
 from engine.offline.reader import Candidate
@@ -20,6 +22,7 @@ from engine.results import Evidence, EvidenceMeta, Intent
 
 VALUE_KINDS = frozenset({"quantity", "number", "money", "percent", "date", "code", "field"})
 """Candidate kinds whose values can disagree (a name and a figure never do)."""
+_MONTH_ABBR = frozenset(m[:3] for m in MONTHS) | {"sept"}
 RIVAL_SHARE = 0.5
 """A rival's ranker probability must be at least this share of the best one's to count as a conflicting answer: below
 it the ranker itself already tells them apart. Set on sample_docs' superseded torque values; not tuned on held-out
@@ -87,10 +90,20 @@ def _same_class(a: Candidate, b: Candidate) -> bool:
     """Two candidates that can disagree: figures in one unit (the entity recogniser may call the same kind of figure
     a quantity in one sentence and money or a name in another; 325 N.m and 240 lbf.ft are one value said twice), or
     two non-figures of one kind."""
+    if a.kind == b.kind == "date":
+        return True
     fa, fb = figures(a.text), figures(b.text)
     if fa and fb:
-        return canonical_unit(fa[0].unit) == canonical_unit(fb[0].unit)
+        if fa[0].unit or fb[0].unit:
+            return canonical_unit(fa[0].unit) == canonical_unit(fb[0].unit)
+        return _labels(a.text) == _labels(b.text)  # "P/N 201-587-3" and "ATA 32-41" name different things
     return not fa and not fb and a.kind == b.kind
+
+
+def _labels(text: str) -> frozenset[str]:
+    """The words that say what a unitless figure is ("rev", "p", "n", "ata"), months left out (two dates are rivals
+    whatever their months)."""
+    return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if w not in MONTHS and w not in _MONTH_ABBR)
 
 
 def _beats(a: EvidenceMeta, b: EvidenceMeta) -> bool:
