@@ -40,19 +40,18 @@ def status_badge(status: str) -> None:
 
 def render_status(answer: Answer) -> None:
     """Status badge plus the run's key numbers in one row."""
-    cols = st.columns([1.3, 1, 1, 1.4, 1.4], vertical_alignment="center")
-    with cols[0]:
-        status_badge(answer.status)
+    status_badge(answer.status)
+    cols = st.columns(4)  # the badge on its own line: four metrics keep their labels whole from 1024 px up
     extra = answer.extra
     reflection = "off" if extra.get("reflection") is False else f"on ({extra.get('mode', 'dual')})"
-    cols[1].metric("Review rounds", answer.review_rounds,
+    cols[0].metric("Review rounds", answer.review_rounds,
                    help=f"Reviews of the answer, one per round below; {answer.revisions} revision(s) followed a "
                         "failed review.")
-    cols[2].metric("Validation tries", max(len(extra.get("attempts") or []), 1),
+    cols[1].metric("Validation tries", max(len(extra.get("attempts") or []), 1),
                    help="A failed validation replans retrieval and tries again, a bounded number of times.")
     total = answer.timings.get("total")
-    cols[3].metric("Total time", f"{total / 1000:.2f} s" if total is not None else "–")
-    cols[4].metric("Provider", answer.provider or "–", help="Which language-model provider produced this answer.")
+    cols[2].metric("Total time", f"{total / 1000:.2f} s" if total is not None else "–")
+    cols[3].metric("Provider", answer.provider or "–", help="Which language-model provider produced this answer.")
     details = [f"reflection {reflection}", f"strategy {answer.strategy_version or '–'}",
                f"trace {answer.trace_id or '–'}"]
     if extra.get("rollout_bucket"):
@@ -108,28 +107,39 @@ def render_tasks(tasks: Sequence[RetrievalTask], runs: Sequence[dict[str, Any]] 
         return
     frame = task_frame(tasks, runs)
     top = max(1.0, float(frame["weight"].max()))
+    # four narrow columns fit the panel from 1024 px up; type, k, priority, time and filters are in the list below
     st.dataframe(
         frame, hide_index=True, width="stretch",
-        column_order=["task", "weight", "type", "knowledge base", "priority", "k", "hits", "ms", "filters"],
+        column_order=["task", "weight", "knowledge base", "hits"],
         column_config={
             "task": st.column_config.TextColumn("Task", width="small"),
             "weight": st.column_config.ProgressColumn("Weight", min_value=0.0, max_value=top, format="%.2f",
                                                       help="Task weight in the fusion", width="small"),
-            "type": st.column_config.TextColumn("Type", help="vector, keyword or hybrid search"),
-            "priority": st.column_config.NumberColumn("Priority", help="Lower runs first; retries get 9"),
-            "k": st.column_config.NumberColumn("k", help="Hits requested"),
-            "hits": st.column_config.NumberColumn("Hits"),
-            "ms": st.column_config.NumberColumn("ms", format="%.0f"),
+            "knowledge base": st.column_config.TextColumn("Base", help="The knowledge base searched", width="small"),
+            "hits": st.column_config.NumberColumn("Hits", help="Hits the search returned", width="small"),
         },
     )
     render_task_details(frame)
+
+
+def _run_facts(row: dict[str, Any]) -> str:
+    """A task's k, priority, hits, time and filters, as one line."""
+    facts = [f"k {row['k']}", f"priority {row['priority']}"]
+    if row.get("hits") is not None and row["hits"] == row["hits"]:  # NaN when the run is not recorded
+        facts.append(f"{int(row['hits'])} hits")
+    if row.get("ms") is not None and row["ms"] == row["ms"]:
+        facts.append(f"{row['ms']:.0f} ms")
+    if row.get("filters"):
+        facts.append(f"filters: {row['filters']}")
+    return " · ".join(facts)
 
 
 def render_task_details(frame: pd.DataFrame) -> None:
     """Each task's query and reason in full, wrapped: long text never hides behind a cut-off table cell."""
     items = "".join(
         f"<li><b>{encode(row['task'])}</b> <code>{encode(row['type'])}</code> · {encode(row['knowledge base'])}"
-        f"<br>query: {encode(row['query'])}<br><small>reason: {encode(row['reason'])}</small></li>"
+        f"<br>query: {encode(row['query'])}<br><small>reason: {encode(row['reason'])}</small>"
+        f"<br><small>{encode(_run_facts(row))}</small></li>"
         for row in frame.to_dict("records"))
     show(f"<ul class='task-details' style='margin:0;padding-left:1.2em;overflow-wrap:anywhere'>{items}</ul>")
 

@@ -90,8 +90,8 @@ def ask_form(knowledge_bases: Sequence[str]) -> AskRequest | None:
         kb_col, refl_col = st.columns(2)  # two rows of two: each control keeps its width from 1024 px up
         mode_col, rounds_col = st.columns(2)
         kbs = kb_col.multiselect("Knowledge bases", list(knowledge_bases), key=ASK_KBS,
-                                 placeholder="All (the strategy routes)",
-                                 help="Leave empty to let the active strategy search every knowledge base.")
+                                 placeholder="All bases",
+                                 help="Leave empty (all bases) to let the active strategy route the question to the bases it fits.")
         reflection = refl_col.segmented_control(
             "Reflection", list(REFLECTION_LABELS), required=True, key=ASK_REFLECTION,
             format_func=REFLECTION_LABELS.get,

@@ -85,6 +85,25 @@ def test_uploaded_base_is_listed_and_selectable_at_once(page, app_url: str, tmp_
     page.get_by_role("option", name="hangar").wait_for()
 
 
+# Metric labels, the base picker's placeholder and the task table's scroller: text that does not fit is cut with an
+# ellipsis (or a table scrolls sideways), which shows as content wider than its box.
+CUT_TEXT = """() => {
+  const out = [];
+  const widest = el => Math.max(...[el, ...el.querySelectorAll('*')].map(e => e.scrollWidth - e.clientWidth));
+  for (const el of document.querySelectorAll('[data-testid="stMetricLabel"]')) {
+    out.push({text: el.innerText.trim(), overflow: widest(el)});
+  }
+  for (const el of document.querySelectorAll('[data-testid="stMultiSelect"] [data-baseweb="select"]')) {
+    const input = el.querySelector('input');
+    out.push({text: (el.innerText || (input && input.placeholder) || '').trim(), overflow: widest(el)});
+  }
+  const tasks = [...document.querySelectorAll('[data-testid="stDataFrame"]')][0];
+  const scroller = tasks && tasks.querySelector('.dvn-scroller');
+  if (scroller) out.push({text: 'task table', overflow: scroller.scrollWidth - scroller.clientWidth});
+  return out;
+}"""
+
+
 @pytest.mark.parametrize("width", [1024, 1440])
 def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
     context = browser.new_context(viewport={"width": width, "height": 900})
@@ -113,6 +132,9 @@ def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
         assert all(d["overflow"] <= 1 and d["right"] >= -1 for d in details), details  # wrapped, never cut off
         history = page.get_by_role("button", name="What is the current final torque").first
         assert history.bounding_box()["width"] > 150
+        cut = page.evaluate(CUT_TEXT)
+        assert {"Review rounds", "Validation tries", "Total time", "Provider"} <= {c["text"] for c in cut}, cut
+        assert not [c for c in cut if c["overflow"] > 1], [c for c in cut if c["overflow"] > 1]
     finally:
         context.close()
 
