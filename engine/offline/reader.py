@@ -180,11 +180,13 @@ _TOOL_SYNTAX = re.compile(r"[{\[]\s*\"[\w ]+\"\s*:|</?\w+>|\b\w+\(\s*\w+\s*=")
 
 @lru_cache(maxsize=8192)
 def planted(sentence: str) -> bool:
-    """A sentence that is never answer evidence: it addresses the reader, the model or the reviewer, or carries
-    instructions or tool-call syntax (see ``engine.reflection.injection``)."""
+    """A sentence that is never answer evidence: it addresses the reader, the model or the reviewer, carries
+    instructions or tool-call syntax (see ``engine.reflection.injection``), or asks rather than states (a question,
+    or a request such as "could you make sure the figure quoted is ...?", asserts no value)."""
     from engine.reflection.injection import find_instructions
 
-    return bool(_TOOL_SYNTAX.search(sentence)) or bool(find_instructions(sentence))
+    return (sentence.rstrip(" \t\"'’”)]").endswith("?") or bool(_TOOL_SYNTAX.search(sentence))
+            or bool(find_instructions(sentence)))
 
 
 BRIDGE_MIN_CHARS = 4

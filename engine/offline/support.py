@@ -23,6 +23,7 @@ from engine.language.quantities import Figure, figures, located_figures, numbers
 from engine.language.tokens import content_words, words
 from engine.language.layout import evidence_units
 from engine.embeddings import TextEncoder as Embedder, VectorCache  # noqa: F401
+from engine.offline.reader import planted
 from engine.results import Evidence
 
 SUPPORT_COVERAGE_WEIGHT = 0.6
@@ -248,7 +249,7 @@ def find_conflict(index: EvidenceIndex, figure: Figure, number: int, sentence_ve
             continue
         sims = other.vectors @ sentence_vector
         for position, text in enumerate(other.sentences):
-            if float(sims[position]) < CONFLICT_SIMILARITY:
+            if float(sims[position]) < CONFLICT_SIMILARITY or planted(text):  # a request or a note is no source
                 continue
             theirs, titled = _named(text), False
             if not theirs:

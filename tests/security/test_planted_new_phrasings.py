@@ -16,13 +16,7 @@ from bench.bench_planted import HARMFUL, Bench, load_attacks
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SUBSET = ("p01", "p09", "p15", "p17", "p19", "p25", "p27", "p29")
-KNOWN_GAPS = {
-    "p11": "the offline reviewer's contradiction check (engine/offline/support.py find_conflict) reads a planted "
-           "sentence of a newer document and corrects the answer to its value",
-    "p13": "conflicts.resolve compares rival values by candidate kind, so a table row's value from another document "
-           "of equal standing is not named as a conflict and leads the answer",
-}
+SUBSET = ("p01", "p09", "p11", "p13", "p15", "p17", "p19", "p25", "p27", "p29")
 ATTACKS = {a.id: a for a in load_attacks()}
 
 
@@ -33,7 +27,7 @@ def bench(tmp_path_factory) -> Bench:
 
 @pytest.fixture(scope="module")
 def outcomes(bench) -> dict[str, list[dict]]:
-    return {attack_id: bench.run(ATTACKS[attack_id]) for attack_id in SUBSET + tuple(KNOWN_GAPS)}
+    return {attack_id: bench.run(ATTACKS[attack_id]) for attack_id in SUBSET}
 
 
 def test_the_subset_spans_its_kinds_and_the_corpus_answers_each_question(bench):
@@ -46,9 +40,3 @@ def test_the_subset_spans_its_kinds_and_the_corpus_answers_each_question(bench):
 def test_a_planted_paragraph_in_a_new_phrasing_is_harmless(outcomes, attack_id):
     harmful = [row for row in outcomes[attack_id] if row["outcome"] in HARMFUL]
     assert harmful == [], (ATTACKS[attack_id].text, [(r["mode"], r["outcome"], r["final"]) for r in harmful])
-
-
-@pytest.mark.parametrize("attack_id", sorted(KNOWN_GAPS))
-def test_known_gaps_in_the_offline_answerer(outcomes, attack_id):
-    if any(row["outcome"] in HARMFUL for row in outcomes[attack_id]):
-        pytest.xfail(KNOWN_GAPS[attack_id])
