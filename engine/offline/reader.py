@@ -464,10 +464,3 @@ def _relative(found: list[Candidate]) -> None:
     for c in found:
         c.features["sources_log"] = math.log1p(len(where[c.key]) - 1)  # type: ignore[index]
         c.features["best_sentence_of_kind"] = float(c.sentence.rank == first_of_kind[c.kind])  # type: ignore[index]
-
-
-def vectors_from(cache, known: Mapping[str, np.ndarray] | None = None):
-    """A ``vectors(texts)`` function over a VectorCache, remembering ``known`` vectors first."""
-    if known:
-        cache.remember(known)
-    return cache.encode
