@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components.intent_card import render_intent
-from components.safe_text import label, neutralise_markdown
+from components.safe_text import encode, label, neutralise_markdown, show
 from engine.errors import EngineError
 from engine.experiments import sample_questions
 from engine.orchestration import Strategy, StrategyRouter, diff_strategies
@@ -76,10 +76,21 @@ def render_preview(perception, question: str, edited: Strategy, active: Strategy
     changed = sum(1 for t in tasks if weight_before.get(_task_key(t)) != t.weight)
     st.caption(f"{len(tasks)} tasks with the edited strategy ({len(before)} with the active one; "
                f"{changed} new or re-weighted). Higher weight = more say in the fused evidence.")
-    st.dataframe(tasks_frame(tasks, before), hide_index=True, width="stretch",
-                 column_config={"weight": st.column_config.NumberColumn(format="%.3f"),
-                                "active weight": st.column_config.NumberColumn(format="%.3f"),
-                                "reason": st.column_config.TextColumn(width="large")})
+    frame = tasks_frame(tasks, before)
+    frame.insert(0, "task", [f"{kb} · {kind}" for kb, kind in zip(frame["knowledge base"], frame["search"])])
+    # three narrow columns fit the preview column from 1024 px up; each task's query, reason, k and filters below
+    st.dataframe(frame, hide_index=True, width="stretch", column_order=["task", "weight", "active weight"],
+                 column_config={"task": st.column_config.TextColumn("Base · search", width=112),
+                                "weight": st.column_config.NumberColumn("Weight", format="%.2f", width=56),
+                                "active weight": st.column_config.NumberColumn(
+                                    "Active", format="%.2f", width=56,
+                                    help="The weight the active version gives the same task (blank: no such task)")})
+    with st.expander("Each task's query and reason"):
+        show("<ol style='margin:0;padding-left:1.2em;overflow-wrap:anywhere'>" + "".join(
+            f"<li><b>{encode(r['task'])}</b> · priority {r['priority']} · k {r['top_k']}"
+            + (f" · filters: {encode(r['filters'])}" if r["filters"] else "")
+            + f"<br>query: {encode(r['query'])}<br><small>reason: {encode(r['reason'])}</small></li>"
+            for r in frame.to_dict("records")) + "</ol>")
 
 
 def render_unsaved(base: Strategy, edited: Strategy) -> None:

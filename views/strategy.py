@@ -43,7 +43,7 @@ if editor.BASE_KEY in ss:
     reload_col.button("Discard edits", key="strategy.discard", help="Reload the active version into the editor.",
                       on_click=editor.load_into_editor, args=(active_version, active), disabled=active is None)
 
-    edit_col, preview_col = st.columns([3, 2], gap="large")
+    edit_col, preview_col = st.columns([5, 4], gap="medium")  # the preview's table keeps its columns from 1024 px
     with edit_col:
         st.header("Edit", divider="gray")
         values = editor.render_editor(kb_names)
@@ -59,7 +59,7 @@ if editor.BASE_KEY in ss:
     with preview_col:
         st.header("Preview", divider="gray")
         st.caption("What the edited strategy would plan for a question, before anything is saved. "
-                   "'active weight' is what the active version gives the same task.")
+                   "'Active' is the weight the active version gives the same task.")
         restore({STRATEGY_QUESTION: preview.sample_question()})
         question = st.text_input("Sample question", key=STRATEGY_QUESTION)
         remember([STRATEGY_QUESTION])

@@ -200,3 +200,22 @@ def test_pages_opened_by_url_leave_no_errors_in_the_server_log(page, app_server)
     log = app_server.log_path.read_text(errors="replace")
     noise = [line for line in log.splitlines() if "404" in line or "Inotify" in line or "Traceback" in line]
     assert not noise, noise[:5]
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_strategy_preview_table_shows_all_its_columns(browser, app_url: str, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        _goto(page, f"{app_url}/strategy")
+        page.get_by_role("textbox", name="Sample question").fill(SAMPLE_QUESTION)
+        page.get_by_role("textbox", name="Sample question").press("Enter")
+        wait_for_app(page)
+        grid = page.locator('[data-testid="stDataFrame"]').filter(has_text="Base · search").first
+        grid.wait_for()
+        overflow = grid.evaluate("el => { const s = el.querySelector('.dvn-scroller');"
+                                 " return s ? s.scrollWidth - s.clientWidth : 0; }")
+        assert overflow <= 1, f"the preview table scrolls sideways by {overflow} px at {width} px"
+    finally:
+        context.close()
