@@ -2,7 +2,9 @@
 
     python bench/screenshots.py [--store DATA_DIR] [--out docs/screenshots] [--widths 1024,1440]
 
-Each page is shot at each width (``<page>-<width>.png``), on its own copy of the store.
+Each page is shot at each width (``<page>-<width>.png``), on its own copy of the store. Headless Chromium draws
+the pages' icons (status marks, "➕ new knowledge base…") only with an emoji font installed: on Debian,
+``apt-get install fonts-noto-color-emoji`` first.
 
 The store is copied first, so the source is never changed. Without ``--store`` the script
 uses ``$DATA_DIR`` or ``./data`` when it holds knowledge bases, else indexes ``sample_docs/``
