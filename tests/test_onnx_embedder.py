@@ -120,6 +120,7 @@ def test_second_load_reuses_the_cached_export(int8_cache, monkeypatch):
         raise AssertionError("the cached export should have been reused")
 
     monkeypatch.setattr(onnx_embedder, "export_model", no_export)
+    monkeypatch.setattr(onnx_embedder, "export_in_child", no_export)
     again = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", cache)
     assert not again.exported
     assert again.folder == first.folder
@@ -185,3 +186,11 @@ def test_a_pending_export_is_known_before_the_first_load(int8_cache, tmp_path):
     assert not export_pending(load_settings(data_dir=tmp_path, embedding_backend="onnx-int8",
                                             embedding_cache_dir=cache))
     assert not export_pending(load_settings(data_dir=tmp_path, embedding_backend="torch"))
+
+
+@pytest.mark.integration
+def test_an_export_that_fails_in_its_child_process_says_what_to_do(tmp_path):
+    folder = tmp_path / "cache" / "model-x"
+    with pytest.raises(ConfigError, match="failed .*check that the folder is writable"):
+        onnx_embedder.export_in_child(tmp_path / "no-such-model", "onnx-int8", folder)
+    assert not folder.exists()
