@@ -81,7 +81,7 @@ def test_uploaded_real_documents_are_listed_under_their_own_titles(uploaded: lis
         assert name in cells, f"{name} is not listed"
     assert sum("added" in c for c in cells) >= len(FILES), "every file is reported as added to the new base"
     from_names = {_title_from_file_name(n).lower() for n in FILES if n.endswith(".pdf")}
-    kept = [c for c in cells if c.lower() in from_names]
+    kept = sorted({c for c in cells if c.lower() in from_names})  # a title may show in both tables
     assert len(kept) <= 1, f"titles taken from file names instead of the documents: {kept}"
     assert "None" not in cells, "an unknown date is shown as None"
 
