@@ -311,4 +311,5 @@ class _SessionPool:
 
 
 if __name__ == "__main__":  # the child of ``export_in_child``: MODEL_DIR BACKEND FOLDER
+    os.nice(10)  # behind the process that is serving pages
     export_model(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]))
