@@ -15,9 +15,9 @@ FILE_NAME_TITLE = re.compile(
     )$"""
 )
 TITLE_MAX_CHARS = 150
+"""A first line longer than this is a sentence of body text, not a heading."""
 WRAPPED_MIN_CHARS = 60
 """A first line longer than this whose next line goes on in lower case is a paragraph's first line, not a title."""
-"""A first line longer than this is a sentence of body text, not a heading."""
 LOW_TEXT_CHARS_PER_PAGE = 200
 """A typed page holds about 1,500-3,000 characters (the sample PDFs: 1,870-3,210); a scanned page whose only text
 is a stamp, header or page number gives well under 200."""

@@ -12,6 +12,8 @@ from engine.language.quantities import located_figures
 from engine.language.tokens import words
 
 MONTHS = frozenset(_MONTH_LIST)
+MONTH_WORDS = MONTHS | frozenset(m[:3] for m in MONTHS) | {"sept"}
+"""Month names and their short forms ("mar", "sept"), lower case."""
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z]+(?:[-'][A-Za-z]+)?\b")
 
 

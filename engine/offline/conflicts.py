@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.language.names import MONTHS
+from engine.language.names import MONTH_WORDS
 from engine.language.quantities import canonical_unit, figures
 from engine.language.tokens import normalise_phrase
 from engine.offline.reader import Candidate
@@ -22,7 +22,6 @@ from engine.results import Evidence, EvidenceMeta, Intent
 
 VALUE_KINDS = frozenset({"quantity", "number", "money", "percent", "date", "code", "field"})
 """Candidate kinds whose values can disagree (a name and a figure never do)."""
-_MONTH_ABBR = frozenset(m[:3] for m in MONTHS) | {"sept"}
 RIVAL_SHARE = 0.5
 """A rival's ranker probability must be at least this share of the best one's to count as a conflicting answer: below
 it the ranker itself already tells them apart. Set on sample_docs' superseded torque values; not tuned on held-out
@@ -103,7 +102,7 @@ def _same_class(a: Candidate, b: Candidate) -> bool:
 def _labels(text: str) -> frozenset[str]:
     """The words that say what a unitless figure is ("rev", "p", "n", "ata"), months left out (two dates are rivals
     whatever their months)."""
-    return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if w not in MONTHS and w not in _MONTH_ABBR)
+    return frozenset(w for w in re.findall(r"[a-z]+", text.lower()) if w not in MONTH_WORDS)
 
 
 def _beats(a: EvidenceMeta, b: EvidenceMeta) -> bool:
