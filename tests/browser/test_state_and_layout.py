@@ -3,6 +3,7 @@ Ask page fits at 1024 and 1440 px (no control cut off by its column, no label wr
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,18 @@ MEASURE = """() => {
 def _goto(page, url: str) -> None:
     page.goto(url)
     wait_for_app(page)
+
+
+@contextmanager
+def _page_at(browser, width: int):
+    """A page in a window ``width`` px wide, closed afterwards."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def _sidebar_text(page) -> str:
@@ -106,10 +119,7 @@ CUT_TEXT = """() => {
 
 @pytest.mark.parametrize("width", [1024, 1440])
 def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    try:
+    with _page_at(browser, width) as page:
         _goto(page, app_url)
         page.get_by_role("textbox", name="Question").fill(SAMPLE_QUESTION)
         page.get_by_role("button", name="Ask").click()
@@ -135,8 +145,6 @@ def test_ask_page_controls_fit_their_columns(browser, app_url: str, width: int):
         cut = page.evaluate(CUT_TEXT)
         assert {"Review rounds", "Validation tries", "Total time", "Provider"} <= {c["text"] for c in cut}, cut
         assert not [c for c in cut if c["overflow"] > 1], [c for c in cut if c["overflow"] > 1]
-    finally:
-        context.close()
 
 
 # Every progress bar's text, sampled in the page every 150 ms until the upload's outcome table is shown: the overall
@@ -204,10 +212,7 @@ def test_pages_opened_by_url_leave_no_errors_in_the_server_log(page, app_server)
 
 @pytest.mark.parametrize("width", [1024, 1440])
 def test_strategy_preview_table_shows_all_its_columns(browser, app_url: str, width: int):
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    try:
+    with _page_at(browser, width) as page:
         _goto(page, f"{app_url}/strategy")
         page.get_by_role("textbox", name="Sample question").fill(SAMPLE_QUESTION)
         page.get_by_role("textbox", name="Sample question").press("Enter")
@@ -217,5 +222,3 @@ def test_strategy_preview_table_shows_all_its_columns(browser, app_url: str, wid
         overflow = grid.evaluate("el => { const s = el.querySelector('.dvn-scroller');"
                                  " return s ? s.scrollWidth - s.clientWidth : 0; }")
         assert overflow <= 1, f"the preview table scrolls sideways by {overflow} px at {width} px"
-    finally:
-        context.close()
