@@ -332,6 +332,23 @@ def trim_record(record: str, keep: set[str], limit: int = UNIT_CHARS) -> str:
 _COLUMN = re.compile(r"^[A-Za-z][\w ()/%.,'-]{0,60}$")
 
 
+def record_excerpt(record: str, value: str, asked: str = "") -> str:
+    """The fields of a "key: value; ..." record that answer: the first field (it names the row) and the fields
+    holding ``value`` or, without a value, the fields that share a word with the question ``asked``; read as a
+    statement ("Item Brake housing bolts: torque nm is 95."). The whole row when no field qualifies; the text as
+    written when it is not a plain record."""
+    fields = _record_fields(record)
+    if fields is None:
+        return record
+    if value.strip():
+        said = re.compile(rf"(?<![\w.,]){re.escape(value.strip())}(?![\w])")
+        holding = [f for f in fields[1:] if said.search(f[1])]
+    else:
+        keep = set(content_words(asked))
+        holding = [f for f in fields[1:] if set(content_words(f"{f[0]} {f[1]}")) & keep]
+    return _said(fields[:1] + holding if holding else fields)
+
+
 def readable_record(record: str) -> str:
     """A "key: value; key: value" record as a statement a person reads, not a column dump.
 
@@ -339,6 +356,12 @@ def readable_record(record: str) -> str:
     "Year 2024: aircraft type is A320neo; fuel kg per block hour is 2080." The first field names
     the row; the others are said of it.
     """
+    fields = _record_fields(record)
+    return record if fields is None else _said(fields)
+
+
+def _record_fields(record: str) -> list[tuple[str, str]] | None:
+    """(key, value) of each field of a plain record, None for any other text."""
     fields: list[tuple[str, str]] = []
     for part in record.rstrip(".").split(";"):
         key, sep, value = part.partition(":")
@@ -347,9 +370,11 @@ def readable_record(record: str) -> str:
         elif fields and part.strip():  # "probable_cause: sensor defective; chafed harness": a list inside a value
             fields[-1] = (fields[-1][0], f"{fields[-1][1]}; {part.strip()}")
         else:
-            return record  # not a plain record: keep it as written
-    if len(fields) < 2:
-        return record
+            return None  # not a plain record
+    return fields if len(fields) >= 2 else None
+
+
+def _said(fields: list[tuple[str, str]]) -> str:
     head = f"{fields[0][0]} {fields[0][1]}"
     rest = "; ".join(f"{k} is {v}" for k, v in fields[1:])
     text = f"{head}: {rest}" if rest else head

@@ -55,11 +55,14 @@ class QuestionReading:
     """The syntactic role of the wh-phrase ("nsubj" in "Who designed X", "pobj" in "built by whom")."""
     wh_head: str = ""
     """The lemma of the word the wh-phrase hangs on ("design" in "Who designed X"): the answer hangs on it too."""
+    determined: bool = False
+    """The wh-word determines the asked noun ("which engine", "what vessel"): a thing is named in answer."""
 
     @property
     def wants_value(self) -> bool:
-        """True when a short value (name, date, figure, code) answers the question."""
-        return self.answer_type in VALUE_TYPES or bool(self.choices)
+        """True when a short value (name, date, figure, code) answers the question: a value type, a choice, or a
+        noun the wh-word determines that the head lexicon does not type ("which engine" is answered by a name)."""
+        return self.answer_type in VALUE_TYPES or bool(self.choices) or (self.determined and self.answer_type == "other")
 
     def describe(self) -> str:
         """The asked thing in words, for reasons shown to the user ("the year", "a number for 'torque'")."""
@@ -113,6 +116,8 @@ def read_question(question: str, entities: tuple[str, ...] = ()) -> QuestionRead
     anchor = _anchor(doc, wh_tokens)
     return QuestionReading(text=text, wh=wh, answer_type=answer_type, head=head, subjects=subjects,
                            attribute=attribute, relation=relation, choices=choices, lemmas=lemmas,
+                           determined=bool(head) and any(doc[i].lemma_.lower() == head for i in wh_tokens
+                                                         if doc[i].lower_ != wh),
                            wh_dep=anchor.dep_ if anchor is not None else "",
                            wh_head=anchor.head.lemma_.lower() if anchor is not None and anchor.head is not anchor
                            else "")

@@ -197,7 +197,7 @@ def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence
     value = best.text if reading.wants_value else ""
     item = evidence[best.sentence.evidence - 1]
     return AnswerSpan(value=value, sentence=best.sentence.text, evidence=best.sentence.evidence,
-                      chunk_id=item.chunk_id, quotable=best.sentence.kind in ("prose", "record", "fragment", "code"))
+                      chunk_id=item.chunk_id, quotable=best.sentence.kind in ("prose", "code"))
 
 
 def _sure(p: float, threshold: float, target: float | None) -> str:

@@ -26,6 +26,9 @@ RIVAL_SHARE = 0.5
 """A rival's ranker probability must be at least this share of the best one's to count as a conflicting answer: below
 it the ranker itself already tells them apart. Set on sample_docs' superseded torque values; not tuned on held-out
 data."""
+SAID_OF_SUBJECT_SHARE = 0.15
+"""The lower share for a rival whose sentence names every subject of the question and words of what is asked near
+the value: another source stating another value for the same thing, however the ranker likes its phrasing."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,9 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) 
     if not ranked or not _value_like(ranked[0]):
         return ranked, []
     top = ranked[0]
-    floor = RIVAL_SHARE * probability(top)
-    rivals = [c for c in ranked[1:10] if _same_class(c, top) and probability(c) >= floor
+    best_p = probability(top)
+    rivals = [c for c in ranked[1:20] if _same_class(c, top)
+              and probability(c) >= (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top) else RIVAL_SHARE) * best_p
               and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
               and normalise_phrase(c.text) != normalise_phrase(top.text)
               and normalise_phrase(top.text) not in normalise_phrase(c.text)
@@ -79,6 +83,15 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) 
             continue
         conflicts.append(Conflict(rival, _why(mine, evidence[rival.sentence.evidence - 1].metadata)))
     return ranked, conflicts
+
+
+def _said_of_subject(c: Candidate, top: Candidate) -> bool:
+    """``c`` and ``top`` both stand in sentences naming every subject of the question, ``c`` with asked words near
+    it, and ``c``'s sentence does not also state ``top``'s value (a "changed from A to B" sentence is no rival
+    source): two sources saying two values of the same thing."""
+    f = c.features
+    return (f.get("sent_subject", 0.0) >= 1.0 and top.features.get("sent_subject", 0.0) >= 1.0
+            and f.get("near", 0.0) > 0 and normalise_phrase(top.text) not in normalise_phrase(c.sentence.text))
 
 
 def _value_like(c: Candidate) -> bool:

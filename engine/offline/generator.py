@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.language.citations import citations, strip_citations, with_citation
-from engine.language.layout import readable_record
+from engine.language.layout import readable_record, record_excerpt
 from engine.language.question import read_question
 from engine.language.sentences import split_sentences
 from engine.language.tokens import mentions
@@ -71,7 +71,7 @@ class OfflineGenerator:
             for side in judged.sides:
                 if side.value:
                     out.append(f"{side.subject}: {side.value.rstrip('.')} [{side.evidence}].")
-                out.append(with_citation(readable_record(within(side.sentence, period)), [side.evidence]))
+                out.append(with_citation(_quoted(side.sentence, side.value, question, period), [side.evidence]))
         even = [c for c in judged.conflicts if not c.note] if judged.verdict == "ambiguous" else []
         if even and span is not None and span.value:
             # sources of equal standing disagree: say so first and name every value, choosing none
@@ -79,14 +79,14 @@ class OfflineGenerator:
                                                                        for c in even]
             out.append(f"The sources disagree: {', '.join(given[:-1])} and {given[-1]}"
                        f" [{', '.join(str(n) for n in dict.fromkeys([span.evidence, *(c.evidence for c in even)]))}].")
-            out.append(with_citation(readable_record(within(span.sentence, period)), [span.evidence]))
-            out.extend(with_citation(readable_record(c.sentence), [c.evidence]) for c in even if c.sentence)
+            out.append(with_citation(_quoted(span.sentence, span.value, question, period), [span.evidence]))
+            out.extend(with_citation(_quoted(c.sentence, c.value, question, None), [c.evidence])
+                       for c in even if c.sentence)
         elif span is not None:
-            source = with_citation(readable_record(within(span.sentence, period)), [span.evidence])
             if span.value:
                 out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
-            if span.quotable or not span.value:  # a flattened table is not quoted after the value it gave
-                out.append(source)
+            if span.quotable or not span.value or _is_record(span.sentence):  # a flattened table is not quoted
+                out.append(with_citation(_quoted(span.sentence, span.value, question, period), [span.evidence]))
         for other in judged.conflicts:
             if other not in even:
                 out.append(_conflict_sentence(other))
@@ -150,6 +150,18 @@ class OfflineGenerator:
             if fresh != NO_ANSWER:
                 out = split_sentences(fresh)  # the answer missed the question: the reader's answer replaces it
         return " ".join(dict.fromkeys(out)) or NO_ANSWER
+
+
+def _quoted(sentence: str, value: str, question: str, period) -> str:
+    """An evidence sentence as the answer quotes it: a record row cut to its name and the fields that answer (not
+    every column), any other sentence made readable and cut to the asked period."""
+    if _is_record(sentence):
+        return record_excerpt(sentence, value, question)
+    return readable_record(within(sentence, period))
+
+
+def _is_record(sentence: str) -> bool:
+    return readable_record(sentence) != sentence
 
 
 def _value(text: str) -> str:

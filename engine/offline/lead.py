@@ -39,7 +39,7 @@ def lead_sentence(question: str, value: str, evidence: int, sentence: str = "") 
         topic = doc[nxt.i + 1:].text.strip()
         if topic:  # "What is the X of Y" -> "The X of Y is V"
             return f"{_capital(topic)} {nxt.text.lower()} {value} {cite}."
-    if nxt is not None and nxt.pos_ == "VERB" and wh.lower_ not in ("how", "when", "where", "why"):
+    if nxt is not None and nxt.pos_ == "VERB" and nxt.lemma_ != "do" and wh.lower_ not in ("how", "when", "where", "why"):
         return f"{_capital(value)} {after} {cite}."  # the wh-phrase is the subject: "Who wrote X" -> "V wrote X"
     return f"{_capital(text)}: {value} {cite}."
 
@@ -52,6 +52,9 @@ def _phrase_end(doc, wh) -> int:
         while end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN", "ADJ", "NUM"):
             end += 1
         return end
+    if wh.lower_ in ("what", "which", "whose") and wh.dep_ == "det" and wh.head.i > wh.i and \
+            wh.head.pos_ in ("NOUN", "PROPN"):  # the whole phrase the wh-word determines ("which rapper and actor")
+        return max(t.i for t in wh.head.subtree) + 1
     if wh.lower_ in ("what", "which", "whose"):
         while end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN", "ADJ", "NUM") or \
                 (end < len(doc) and doc[end].lower_ == "of" and end > wh.i + 1 and

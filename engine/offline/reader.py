@@ -255,8 +255,14 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
 def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int, int, str, str]]:
     """(first token, end token, kind, text) of each candidate span in ``doc``, without repeats."""
     out: dict[tuple[int, int], tuple[int, int, str, str]] = {}
+    fields = _record_values(doc) if sentence.kind == "record" else []
 
     def add(start: int, end: int, kind: str) -> None:
+        if fields:  # in a "key: value; key: value" record a candidate lies inside one value, never across keys
+            inside = next(((a, b) for a, b in fields if a <= start < b), None)
+            if inside is None:
+                return
+            end = min(end, inside[1])
         while start < end and (doc[start].is_punct or doc[start].pos_ in ("DET", "CCONJ", "ADP", "PRON")
                                or doc[start].lower_ in STOP_WORDS and not doc[start].like_num):
             start += 1
@@ -296,9 +302,8 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
         for chunk in [*doc.noun_chunks, *doc.ents]:
             if key and (normalise_phrase(chunk.text) == key or key in normalise_phrase(chunk.text).split(" ")):
                 add(chunk.start, chunk.end, "choice")
-    if sentence.kind == "record":  # "Key: value; Key: value": each value is a candidate
-        for start, end in _record_values(doc):
-            add(start, end, "field")
+    for start, end in fields:  # "Key: value; Key: value": each value is a candidate
+        add(start, end, "field")
     return sorted(out.values())
 
 

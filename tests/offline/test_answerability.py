@@ -121,3 +121,19 @@ def test_the_reviewer_checks_each_attributed_value_against_the_source_it_names()
     swapped = "The sources disagree: [1] gives 3.5 bar and [2] gives 3.0 bar [1, 2]."
     review = reviewer.review("At what pressure does the relief valve open?", [first, second], swapped)
     assert not review.valid and any("[1] does not give 3.5 bar" in i.description for i in review.issues)
+
+
+def test_another_source_stating_another_value_for_the_subject_is_named_even_when_phrased_unlike_the_question(guesses):
+    same = {"update_date": date(2024, 3, 1), "authority": 2}
+    evidence = [
+        item(1, "Steam boiler B-2 service sheet. The relief valve of steam boiler B-2 opens at 6.5 bar. Drain the "
+                "gauge glass weekly.", "Boiler B-2 service sheet", **same),
+        item(2, "Plant safety summary. After the survey the relief valve of steam boiler B-2 was reset by the "
+                "insurer's engineer; a tag on the valve reads 9 bar. Fire drills are held each quarter.",
+             "Plant safety summary", **same),
+    ]
+    question = "What pressure does the relief valve of steam boiler B-2 open at?"
+    judged = ask(guesses, question, evidence)
+    assert judged.verdict == "ambiguous", judged.reason
+    draft = OfflineGenerator().draft(question, evidence, Intent(action="lookup", raw_query=question), judged)
+    assert draft.startswith("The sources disagree") and "6.5 bar" in draft and "9 bar" in draft, draft

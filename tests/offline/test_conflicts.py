@@ -3,6 +3,7 @@ things."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -43,3 +44,27 @@ def test_two_revisions_two_plain_figures_and_two_dates_are_rivals():
 def test_figures_in_one_unit_are_rivals_and_in_two_units_are_not():
     assert _conflicts("42 kg", "45 kg", kind="quantity") == ["45 kg"]
     assert _conflicts("42 kg", "45 min", kind="quantity") == []
+
+
+def _weighted(rival_features: dict[str, float], rival_sentence: str = "... 9 bar ...",
+              top_subject: float = 1.0) -> list[str]:
+    """A best value at P 0.9 and a rival in the same unit at P 0.3 from another source of equal standing."""
+    evidence = [_evidence(1, "6.5 bar"), _evidence(2, "9 bar")]
+    top = replace(_candidate("6.5 bar", "quantity", 1, 2.0), features={"sent_subject": top_subject, "near": 0.4})
+    sentence = Sentence(text=rival_sentence, evidence=2, kind="sentence", similarity=0.5, overlap=0.5)
+    rival = Candidate(text="9 bar", kind="quantity", sentence=sentence, start=4, end=9, score=-0.8,
+                      features=rival_features)
+    _, conflicts = resolve([top, rival], evidence, lambda c: 0.9 if c is top else 0.3)
+    return [c.rival.text for c in conflicts]
+
+
+def test_a_less_liked_rival_counts_when_its_sentence_says_it_of_the_asked_subject():
+    # below half the best one's probability, but it names every subject of the question with asked words near it
+    assert _weighted({"sent_subject": 1.0, "near": 0.4}) == ["9 bar"]
+    # the same probability without the subject, or far from the asked words, is the ranker telling them apart
+    assert _weighted({"sent_subject": 0.5, "near": 0.4}) == []
+    assert _weighted({"sent_subject": 1.0, "near": 0.0}) == []
+    # a sentence that states both values ("raised from 6.5 bar to 9 bar") is a change, not a rival source
+    assert _weighted({"sent_subject": 1.0, "near": 0.4}, "... raised from 6.5 bar to 9 bar ...") == []
+    # the best value's own sentence must name the subject too: else it is not two values of one thing
+    assert _weighted({"sent_subject": 1.0, "near": 0.4}, top_subject=0.5) == []

@@ -18,6 +18,12 @@ pytestmark = pytest.mark.integration
     ("How many boilers does the plant run?", "four", "How many boilers does the plant run: four [2]."),
     ("What is the maximum speed of the ferry, according to the timetable?", "18 knots",
      "The maximum speed of the ferry is 18 knots [2]."),
+    # a do-question: the wh-phrase is the object, so the value does not become the subject of "did ..."
+    ("Which valve did the crew replace on the boiler?", "the feed check valve",
+     "Which valve did the crew replace on the boiler: the feed check valve [2]."),
+    # in place, the whole phrase the wh-word determines is replaced, its coordinated nouns and modifiers too
+    ("The museum hired which curator and archivist from Leeds?", "Dana Holt",
+     "The museum hired Dana Holt [2]."),
 ])
 def test_the_value_comes_first_with_its_subject(question, value, lead):
     assert lead_sentence(question, value, 2) == lead

@@ -123,3 +123,14 @@ def test_refusing_ambiguous_evidence_is_an_option(pipeline):
     answer = pipeline.run(question, OFFLINE.model_copy(update={"when_ambiguous": "refuse"}))
     if answer.answerability.verdict == "ambiguous":
         assert answer.status == "refused" and "reliably" in answer.final
+
+
+def test_a_value_from_a_table_row_is_stated_without_pasting_the_row(pipeline):
+    """The shop card's rows are "key: value; ..." records: the answer gives the one asked value, cited, and no run of
+    the row's other fields after it."""
+    answer = pipeline.run("What is the part number of the A320 MLG hub cap screws?",
+                          OFFLINE.model_copy(update={"target_accuracy": 0}))
+    assert answer.status == "success", answer.final
+    first = re.split(r"(?<=\])\.\s", answer.final, maxsplit=1)[0]
+    assert "MS9556-08" in first, answer.final
+    assert not re.search(r"torque.?nm|amm.?reference|torque.?imperial", answer.final, re.IGNORECASE), answer.final
