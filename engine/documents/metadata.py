@@ -22,6 +22,7 @@ from engine.documents.pdf_checks import looks_like_file_name
 from engine.documents.safe_metadata import check_metadata_size, load_metadata
 from engine.documents.types import DocumentMetadata, ParsedFile
 from engine.errors import DocumentError
+from engine.language.quantities import ISO_DAY
 
 KNOWN_KEYS = frozenset(
     {"title", "source", "update_date", "authority", "doc_type", "knowledge_base", "series", "revision"}
@@ -30,7 +31,6 @@ DATE_ALIASES = ("update_date", "date", "updated", "last_updated", "effective_dat
 DEFAULT_AUTHORITY = 3
 SIDE_SUFFIXES = (".meta.yaml", ".meta.yml", ".meta.json")
 MAX_FIELD_CHARS = 300  # titles are cut to this length when stored; no metadata value needs more
-_ISO_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
 TEXT_FIELDS = {  # free-text metadata and an example of each, for error messages
     "title": "Maintenance manual chapter 32", "source": "Technical Publications", "doc_type": "manual",
     "series": "manual-chapter-32", "revision": "Rev 12",
@@ -134,7 +134,7 @@ def parse_date(value: Any, field: str = "update_date") -> date | None:
         try:
             return parser(text)
         except ValueError as exc:
-            if _ISO_SHAPE.match(text) and "range" in str(exc):
+            if ISO_DAY.match(text) and "range" in str(exc):
                 problem = f"not a real date ({exc})"
             continue
     raise DocumentError(f"{field} {one_line(text)[:60]!r} is {problem}; write it as YYYY-MM-DD or leave it out.")

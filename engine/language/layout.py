@@ -363,6 +363,10 @@ def readable_record(record: str) -> str:
 def _record_fields(record: str) -> list[tuple[str, str]] | None:
     """(key, value) of each field of a plain record, None for any other text."""
     fields: list[tuple[str, str]] = []
+    label, dash, rest = record.partition(" - ")
+    if dash and ":" in rest and ":" not in label and ";" not in label and _COLUMN.match(label.strip()):
+        fields.append((label.strip(), ""))  # "A320 family - 2023 kg/BH: 2,288": the row's label, then its fields
+        record = rest
     for part in record.rstrip(".").split(";"):
         key, sep, value = part.partition(":")
         if sep and _COLUMN.match(key.strip()) and value.strip():
@@ -371,11 +375,11 @@ def _record_fields(record: str) -> list[tuple[str, str]] | None:
             fields[-1] = (fields[-1][0], f"{fields[-1][1]}; {part.strip()}")
         else:
             return None  # not a plain record
-    return fields if len(fields) >= 2 else None
+    return fields if sum(1 for _, value in fields if value) >= 2 else None
 
 
 def _said(fields: list[tuple[str, str]]) -> str:
-    head = f"{fields[0][0]} {fields[0][1]}"
+    head = f"{fields[0][0]} {fields[0][1]}".strip()
     rest = "; ".join(f"{k} is {v}" for k, v in fields[1:])
     text = f"{head}: {rest}" if rest else head
     return _finish(text[0].upper() + text[1:])

@@ -54,6 +54,14 @@ YEAR_RANGE = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*(?:-|–|to|through|until)\s
 """Two years joined as a range ("2022-2024", "2019 to 2021")."""
 MAX_RANGE_YEARS = 50
 """A wider pair ("1990-2090") is more likely a code than a period."""
+ISO_DAY = re.compile(r"(\d{4})-(\d\d)-(\d\d)")
+"""A day written ISO-style ("2024-05-01"): year, month, day groups."""
+YEAR_MONTH = re.compile(r"(\d{4})-(\d\d)")
+"""A month written ISO-style ("2024-05")."""
+MONTH_YEAR = re.compile(r"([a-z]+)\.?\s+(\d{4})", re.IGNORECASE)
+"""A month word and a year ("March 2022", "Mar. 2022"): the word is checked against the month names by the reader."""
+NUMERIC_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+"""A date in digits inside text ("2024-05-01", "5/1/24")."""
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ class OfflineGenerator:
             alone = next((s for s in own if not any(mentions(s.text, o) for o in others)), None)
             pick = alone or (own[0] if own else None)
             if pick is not None:
-                out.append(with_citation(readable_record(pick.text), [pick.evidence]))
+                out.append(with_citation(_quoted(pick.text, "", question, None), [pick.evidence]))
         return out
 
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
@@ -155,9 +155,8 @@ class OfflineGenerator:
 def _quoted(sentence: str, value: str, question: str, period) -> str:
     """An evidence sentence as the answer quotes it: a record row cut to its name and the fields that answer (not
     every column), any other sentence made readable and cut to the asked period."""
-    if _is_record(sentence):
-        return record_excerpt(sentence, value, question)
-    return readable_record(within(sentence, period))
+    sentence = within(sentence, period)
+    return record_excerpt(sentence, value, question) if _is_record(sentence) else sentence
 
 
 def _is_record(sentence: str) -> bool:

@@ -14,12 +14,11 @@ from functools import lru_cache
 
 from engine.language.codes import codes_in
 from engine.language.names import MONTH_WORDS
-from engine.language.quantities import YEAR, canonical_unit, known_unit, located_figures
+from engine.language.quantities import NUMERIC_DATE, YEAR, canonical_unit, known_unit, located_figures
 from engine.language.tokens import STOP_WORDS, words
 
 _TIME_UNITS = frozenset({"second", "seconds", "sec", "s", "minute", "minutes", "min", "mins", "hour", "hours", "h",
                          "hr", "hrs", "day", "days", "week", "weeks", "month", "months", "year", "years", "yr"})
-_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 _ALPHA = re.compile(r"[A-Za-z]")
 
 
@@ -29,7 +28,7 @@ def shape(text: str) -> str:
     phrase."""
     tokens = text.lower().replace(",", " ").split()
     figs = located_figures(text)
-    if _ISO_DATE.search(text) or (any(t.strip(".") in MONTH_WORDS for t in tokens) and any(c.isdigit() for c in text)):
+    if NUMERIC_DATE.search(text) or (any(t.strip(".") in MONTH_WORDS for t in tokens) and any(c.isdigit() for c in text)):
         return "date"
     if YEAR.fullmatch(text.strip()):
         return "year"

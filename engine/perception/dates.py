@@ -8,14 +8,13 @@ groups of the match (``when``, ``start``, ``end``, ``n``, ``unit``) and returns
 from __future__ import annotations
 
 import calendar
-import re
 from datetime import date, timedelta
 from typing import Callable
 
 from dateutil.relativedelta import relativedelta
 
 from engine.language.en.lex_attrs import MONTHS, count
-from engine.language.quantities import YEAR
+from engine.language.quantities import ISO_DAY, MONTH_YEAR, YEAR, YEAR_MONTH
 
 DateRange = tuple[date | None, date | None]
 
@@ -33,21 +32,18 @@ RESOLVERS: dict[str, tuple[str, ...]] = {
 }
 
 _MONTHS = {name[:3]: i for i, name in enumerate(MONTHS, start=1)}
-_ISO_DAY = re.compile(r"(\d{4})-(\d\d)-(\d\d)")
-_YEAR_MONTH = re.compile(r"(\d{4})-(\d\d)")
-_MONTH_YEAR = re.compile(r"([a-z]+)\.?\s+(\d{4})", re.IGNORECASE)
 
 
 def period_of(text: str) -> DateRange | None:
     """The whole day, month or year that ``text`` names (``2023``, ``March 2022``, ``2024-05``, ``2024-05-01``)."""
     text = text.strip()
     try:
-        if m := _ISO_DAY.fullmatch(text):
+        if m := ISO_DAY.fullmatch(text):
             day = date(int(m[1]), int(m[2]), int(m[3]))
             return day, day
-        if m := _YEAR_MONTH.fullmatch(text):
+        if m := YEAR_MONTH.fullmatch(text):
             return _month(int(m[1]), int(m[2]))
-        if m := _MONTH_YEAR.fullmatch(text):
+        if m := MONTH_YEAR.fullmatch(text):
             month = _MONTHS.get(m[1][:3].lower())
             return _month(int(m[2]), month) if month else None
         if YEAR.fullmatch(text):

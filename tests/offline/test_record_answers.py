@@ -66,3 +66,15 @@ def test_a_record_excerpt_keeps_the_row_name_and_the_fields_holding_the_value():
     assert record_excerpt(ROW, "", "How often is the gearbox inspected, at what interval?") == (
         "Component tail rotor gearbox: inspection interval is 600 FH.")  # no value: the fields the question names
     assert record_excerpt("The gearbox holds 1.9 L of oil.", "1.9 L") == "The gearbox holds 1.9 L of oil."
+
+
+
+def test_a_labelled_row_keeps_its_label_as_the_row_name():
+    from engine.language.layout import readable_record, record_excerpt
+
+    row = "Harbour ferry - Crossings 2024: 1,912; Crossings 2023: 1,870; Crew: 6."
+    assert readable_record(row) == "Harbour ferry: Crossings 2024 is 1,912; Crossings 2023 is 1,870; Crew is 6."
+    assert record_excerpt(row, "1,870") == "Harbour ferry: Crossings 2023 is 1,870."
+    # a heading run into prose is no row: one "key: value" after a dash is not a record
+    assert readable_record("Fault Code E4027 - SENSOR DISAGREE Meaning: one sensor differs.") == (
+        "Fault Code E4027 - SENSOR DISAGREE Meaning: one sensor differs.")
