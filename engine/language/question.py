@@ -235,12 +235,13 @@ def _choices(doc: "Doc") -> tuple[str, ...]:
 
 def _subjects(doc: "Doc", entities: tuple[str, ...], wh_tokens: set[int]) -> tuple[str, ...]:
     """Names the question is about: quoted titles, codes, named entities, runs of proper nouns."""
-    found: list[str] = [m.group(1).strip() for m in _QUOTED.finditer(doc.text)]
+    text = doc.text  # rebuilt from the tokens on every read
+    found: list[str] = [m.group(1).strip() for m in _QUOTED.finditer(text)]
     found += [e for e in entities if e.strip()]
-    lowered = doc.text.lower()
-    found += [doc.text[lowered.find(c): lowered.find(c) + len(c)]
-              for c in sorted(codes_in(doc.text), key=lowered.find)]  # as the question writes it
-    found += [m.group(0) for m in VERSION.finditer(doc.text)]
+    lowered = text.lower()
+    found += [text[lowered.find(c): lowered.find(c) + len(c)]
+              for c in sorted(codes_in(text), key=lowered.find)]  # as the question writes it
+    found += [m.group(0) for m in VERSION.finditer(text)]
     for ent in doc.ents:
         if ent.label_ in _NAME_LABELS and not ({t.i for t in ent} & wh_tokens):
             found.append(ent.text.strip(" ?.,'\"").removeprefix("the ").removeprefix("The "))

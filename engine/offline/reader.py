@@ -256,6 +256,7 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
     """(first token, end token, kind, text) of each candidate span in ``doc``, without repeats."""
     out: dict[tuple[int, int], tuple[int, int, str, str]] = {}
     fields = _record_values(doc) if sentence.kind == "record" else []
+    tokens = list(doc)  # a list: indexing a Doc builds a new Token each time
 
     def add(start: int, end: int, kind: str) -> None:
         if fields:  # in a "key: value; key: value" record a candidate lies inside one value, never across keys
@@ -263,12 +264,12 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
             if inside is None:
                 return
             end = min(end, inside[1])
-        while start < end and (doc[start].is_punct or doc[start].pos_ in ("DET", "CCONJ", "ADP", "PRON")
-                               or doc[start].lower_ in STOP_WORDS and not doc[start].like_num):
+        while start < end and (tokens[start].is_punct or tokens[start].pos_ in ("DET", "CCONJ", "ADP", "PRON")
+                               or tokens[start].lower_ in STOP_WORDS and not tokens[start].like_num):
             start += 1
-        while end > start and (doc[end - 1].is_punct or doc[end - 1].pos_ in ("CCONJ", "ADP", "DET", "PART")):
+        while end > start and (tokens[end - 1].is_punct or tokens[end - 1].pos_ in ("CCONJ", "ADP", "DET", "PART")):
             end -= 1
-        end = _balanced_end(doc, start, end)
+        end = _balanced_end(tokens, start, end)
         if start >= end or end - start > MAX_CANDIDATE_WORDS:
             return
         text = doc[start:end].text
@@ -288,12 +289,12 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
             add(sub[0].i, sub[-1].i + 1, kind)
     by_char = {t.idx: t.i for t in doc}
     ends = {t.idx + len(t.text): t.i + 1 for t in doc}
-    for at, figure in located_figures(doc.text):
+    for at, figure in located_figures(sentence.text):
         start, end = by_char.get(at), ends.get(at + len(figure.text))
         if start is not None and end is not None:
             add(start, end, "quantity" if figure.unit else "number")
     for pattern, kind in ((CODE, "code"), (VERSION, "code")):
-        for match in pattern.finditer(doc.text):
+        for match in pattern.finditer(sentence.text):
             start, end = by_char.get(match.start()), ends.get(match.end())
             if start is not None and end is not None:
                 add(start, end, kind)
@@ -307,22 +308,22 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
     return sorted(out.values())
 
 
-def _balanced_end(doc, start: int, end: int) -> int:
+def _balanced_end(tokens, start: int, end: int) -> int:
     """``end``, or the span cut before a bracket it opens and does not close ("Imani Osei (1889-1961" -> "Imani
     Osei"), with punctuation and function words trimmed again."""
     open_at = None
     depth = 0
     for i in range(start, end):
-        if doc[i].text in ("(", "["):
+        if tokens[i].text in ("(", "["):
             depth += 1
             if depth == 1:
                 open_at = i
-        elif doc[i].text in (")", "]") and depth:
+        elif tokens[i].text in (")", "]") and depth:
             depth -= 1
     if not depth or open_at is None:
         return end
     end = open_at
-    while end > start and (doc[end - 1].is_punct or doc[end - 1].pos_ in ("CCONJ", "ADP", "DET", "PART")):
+    while end > start and (tokens[end - 1].is_punct or tokens[end - 1].pos_ in ("CCONJ", "ADP", "DET", "PART")):
         end -= 1
     return end
 
@@ -408,7 +409,7 @@ def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, te
     }
     if reading.relation:
         f["relation_head"] = float(head.lemma_.lower() == reading.relation)
-    key = _field_key(doc.text, span.start_char)
+    key = _field_key(sentence.text, span.start_char)  # the doc's text (Doc.text is rebuilt on each read)
     if key:  # a value in a "key: value; key: value" record: does its key name what is asked?
         own_key = {stem(w) for w in words(key)}
         f["field_key"] = len(own_key & asked) / max(len(own_key), 1)
