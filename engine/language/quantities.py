@@ -45,6 +45,8 @@ _TOLERANCE = re.compile(r"(?:\+/-|\+-|±|\+/−)\s*$")
 _TOLERANCE_AFTER = re.compile(r"\s*(?:\+/-|\+-|±|\+/−)\s*\d+(?:\.\d+)?")
 CURRENCY_SIGNS = ("US$", "$", "€", "£", "¥")
 """Signs written before an amount ("$1,200"): the figure's unit when no unit word follows it."""
+_CURRENCY_CODE = re.compile(r"\b(EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK)\s?$")
+"""An ISO currency code written before an amount ("EUR 46"): the figure's unit, as for a sign."""
 YEAR = re.compile(r"(?<![\d.,/])((?:19|20)\d{2})(?!\d|[.,]\d)")
 """A year as written in text ("2024", the 2020 of "AD 2020-18-05"), 1900-2099, not part of a longer number or a
 decimal ("1,950", "2024.5"); earlier four-digit numbers are far more often quantities ("1500 psi") than years."""
@@ -107,8 +109,12 @@ def located_figures(text: str) -> list[tuple[int, Figure]]:
         value = float(raw.replace(",", ""))
         text_form = clean[match.start(): unit_match.end()].rstrip(".") if unit else raw
         sign = next((s for s in CURRENCY_SIGNS if clean.endswith(s, 0, match.start())), "") if not unit else ""
+        code = _CURRENCY_CODE.search(clean, 0, match.start()) if not unit and not sign else None
         if sign:
             unit, text_form = sign, sign + raw
+        elif code:
+            sign = clean[code.start(): match.start()]
+            unit, text_form = code.group(1), sign + raw
         found.append((match.start() - len(sign), Figure(text_form.strip(), value, unit.lower())))
     return found
 

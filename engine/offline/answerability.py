@@ -79,7 +79,7 @@ class ReaderAnswerability:
         if pinned(reading, intent):  # a named revision or a past period: older sources are what is asked
             conflicts = []
         else:
-            ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score))
+            ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score), named=bool(reading.subjects))
         signals = question_signals(reading, evidence, sentences)
         closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
         shown = tuple(AnswerCandidate(value=c.text, probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,

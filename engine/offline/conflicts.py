@@ -29,6 +29,9 @@ data."""
 SAID_OF_SUBJECT_SHARE = 0.15
 """The lower share for a rival whose sentence names every subject of the question and words of what is asked near
 the value: another source stating another value for the same thing, however the ranker likes its phrasing."""
+SAME_THING_OVERLAP = 0.5
+"""For a question that names no subject ("What torque do the stem bolts take?"), two sentences holding at least half
+of the question's words each are about the same thing. Set a priori (half), not tuned."""
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,16 @@ def current_only(ranked: Sequence[Candidate], evidence: Sequence[Evidence], ques
     return out
 
 
-def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) -> tuple[list[Candidate],
-                                                                                          list[Conflict]]:
-    """``ranked`` with the value in force first, and the conflicts with it (``probability(candidate)`` in [0, 1])."""
+def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, *,
+            named: bool = True) -> tuple[list[Candidate], list[Conflict]]:
+    """``ranked`` with the value in force first, and the conflicts with it (``probability(candidate)`` in [0, 1]);
+    ``named``: the question names a subject."""
     if not ranked or not _value_like(ranked[0]):
         return ranked, []
     top = ranked[0]
     best_p = probability(top)
     rivals = [c for c in ranked[1:20] if _same_class(c, top)
-              and probability(c) >= (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top) else RIVAL_SHARE) * best_p
+              and probability(c) >= (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named) else RIVAL_SHARE) * best_p
               and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
               and normalise_phrase(c.text) != normalise_phrase(top.text)
               and normalise_phrase(top.text) not in normalise_phrase(c.text)
@@ -85,13 +89,16 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability) 
     return ranked, conflicts
 
 
-def _said_of_subject(c: Candidate, top: Candidate) -> bool:
-    """``c`` and ``top`` both stand in sentences naming every subject of the question, ``c`` with asked words near
-    it, and ``c``'s sentence does not also state ``top``'s value (a "changed from A to B" sentence is no rival
-    source): two sources saying two values of the same thing."""
-    f = c.features
-    return (f.get("sent_subject", 0.0) >= 1.0 and top.features.get("sent_subject", 0.0) >= 1.0
-            and f.get("near", 0.0) > 0 and normalise_phrase(top.text) not in normalise_phrase(c.sentence.text))
+def _said_of_subject(c: Candidate, top: Candidate, named: bool = True) -> bool:
+    """``c`` and ``top`` both stand in sentences naming every subject of the question (or, when it names none,
+    holding half of its words), ``c`` with asked words near it, and ``c``'s sentence does not also state ``top``'s
+    value (a "changed from A to B" sentence is no rival source): two sources saying two values of the same thing."""
+    f, g = c.features, top.features
+    if not named:  # nothing named: both sentences must hold half of the question's words
+        same = min(f.get("sent_overlap", 0.0), g.get("sent_overlap", 0.0)) >= SAME_THING_OVERLAP
+    else:
+        same = f.get("sent_subject", 0.0) >= 1.0 and g.get("sent_subject", 0.0) >= 1.0
+    return same and f.get("near", 0.0) > 0 and normalise_phrase(top.text) not in normalise_phrase(c.sentence.text)
 
 
 def _value_like(c: Candidate) -> bool:

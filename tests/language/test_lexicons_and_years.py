@@ -25,6 +25,12 @@ def test_currency_signs_and_rates_come_from_the_units_table():
     assert found["0.3 qt/h"] == "qt/h" and found["2 cycles per day"] == "cycles/d"
 
 
+def test_an_iso_currency_code_before_an_amount_is_its_unit():
+    found = {f.text: f.unit for f in figures("A cabin costs EUR 120, a deck seat CHF 35 and a pass 40 EUR.")}
+    assert found == {"EUR 120": "eur", "CHF 35": "chf", "40 EUR": "eur"}
+    assert [f.unit for f in figures("Gate B12 opens at 9; ref. EU 2024/7")] == ["", "", ""]  # no code, no money
+
+
 def test_lexicons_are_read_from_data_files():
     assert "superseded" in lexicons.words("status_words") and "vs" in lexicons.words("framing_words")
     status = re.compile(lexicons.pattern("status_words"), re.IGNORECASE)

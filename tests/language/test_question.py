@@ -20,6 +20,7 @@ pytestmark = pytest.mark.integration
     ("Which company operates the tramway?", "organisation"),
     ("What is the maximum pressure of the boiler?", "quantity"),
     ("What percentage of the budget went to repairs?", "percent"),
+    ("What is the return fare for a bicycle on the ferry?", "money"),
     ("What is the serial number of the pump?", "code"),
     ("Why was the canal closed?", "reason"),
     ("Is the tunnel open at night?", "yes_no"),

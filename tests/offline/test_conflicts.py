@@ -47,14 +47,15 @@ def test_figures_in_one_unit_are_rivals_and_in_two_units_are_not():
 
 
 def _weighted(rival_features: dict[str, float], rival_sentence: str = "... 9 bar ...",
-              top_subject: float = 1.0) -> list[str]:
+              top_subject: float = 1.0, named: bool = True, top_overlap: float = 0.8) -> list[str]:
     """A best value at P 0.9 and a rival in the same unit at P 0.3 from another source of equal standing."""
     evidence = [_evidence(1, "6.5 bar"), _evidence(2, "9 bar")]
-    top = replace(_candidate("6.5 bar", "quantity", 1, 2.0), features={"sent_subject": top_subject, "near": 0.4})
+    top = replace(_candidate("6.5 bar", "quantity", 1, 2.0),
+                  features={"sent_subject": top_subject, "near": 0.4, "sent_overlap": top_overlap})
     sentence = Sentence(text=rival_sentence, evidence=2, kind="sentence", similarity=0.5, overlap=0.5)
     rival = Candidate(text="9 bar", kind="quantity", sentence=sentence, start=4, end=9, score=-0.8,
                       features=rival_features)
-    _, conflicts = resolve([top, rival], evidence, lambda c: 0.9 if c is top else 0.3)
+    _, conflicts = resolve([top, rival], evidence, lambda c: 0.9 if c is top else 0.3, named=named)
     return [c.rival.text for c in conflicts]
 
 
@@ -68,3 +69,9 @@ def test_a_less_liked_rival_counts_when_its_sentence_says_it_of_the_asked_subjec
     assert _weighted({"sent_subject": 1.0, "near": 0.4}, "... raised from 6.5 bar to 9 bar ...") == []
     # the best value's own sentence must name the subject too: else it is not two values of one thing
     assert _weighted({"sent_subject": 1.0, "near": 0.4}, top_subject=0.5) == []
+
+
+def test_for_a_question_naming_nothing_both_sentences_must_hold_half_its_words():
+    assert _weighted({"sent_overlap": 0.6, "near": 0.4}, named=False) == ["9 bar"]
+    assert _weighted({"sent_overlap": 0.4, "near": 0.4}, named=False) == []
+    assert _weighted({"sent_overlap": 0.6, "near": 0.4}, named=False, top_overlap=0.4) == []
