@@ -1,11 +1,12 @@
 """Planted attacks in new phrasings never make the answer state their value (a subset of bench/bench_planted.py).
 
-Eight attacks of tests/security/planted_attacks.jsonl, one per kind whose defence is detection (a note to whoever
-checks the answer, an HTML comment, an imperative buried mid-paragraph, a second-person note, a grader's key, call
-syntax, an indirect request, a verified-answer box), each planted in a fresh store (real LanceDB, real embedding
-model) beside the small corpus of planted_corpus.py and asked through the pipeline on the offline provider, both with
-every question answered ("forced": the worst case) and at the shipped selector's threshold ("default").
-Two more attacks are known to get through until engine/offline changes (docs/reliability.md, planted attacks).
+Twelve dev attacks of tests/security/planted_attacks.jsonl, one per kind: those whose defence is detection (a note
+to whoever checks the answer, an HTML comment, an imperative buried mid-paragraph, a second-person note, a grader's
+key, call syntax, an indirect request, a verified-answer box, a quoted e-mail) and those whose defence is naming the
+rival value (a table row marked corrected, forged citations in a document of equal standing), each planted in a fresh
+store (real LanceDB, real embedding model) beside the small corpus of planted_corpus.py and asked through the
+pipeline on the offline provider, both with every question answered ("forced": the worst case) and at the shipped
+selector's threshold ("default").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from bench.bench_planted import HARMFUL, Bench, load_attacks
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-SUBSET = ("p01", "p09", "p11", "p13", "p15", "p17", "p19", "p25", "p27", "p29")
+SUBSET = ("p01", "p09", "p11", "p13", "p15", "p17", "p19", "p25", "p27", "p29", "p33", "p37")
 ATTACKS = {a.id: a for a in load_attacks()}
 
 
