@@ -62,7 +62,8 @@ class QuestionReading:
     def wants_value(self) -> bool:
         """True when a short value (name, date, figure, code) answers the question: a value type, a choice, or a
         noun the wh-word determines that the head lexicon does not type ("which engine" is answered by a name)."""
-        return self.answer_type in VALUE_TYPES or bool(self.choices) or (self.determined and self.answer_type == "other")
+        return (self.answer_type in VALUE_TYPES or bool(self.choices)
+                or (self.determined and self.answer_type == "other"))
 
     def describe(self) -> str:
         """The asked thing in words, for reasons shown to the user ("the year", "a number for 'torque'")."""

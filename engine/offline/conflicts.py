@@ -67,7 +67,8 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
     top = ranked[0]
     best_p = probability(top)
     rivals = [c for c in ranked[1:20] if _same_class(c, top)
-              and probability(c) >= (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named) else RIVAL_SHARE) * best_p
+              and probability(c) >= best_p * (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named)
+                                              else RIVAL_SHARE)
               and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
               and normalise_phrase(c.text) != normalise_phrase(top.text)
               and normalise_phrase(top.text) not in normalise_phrase(c.text)

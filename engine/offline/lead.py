@@ -39,7 +39,8 @@ def lead_sentence(question: str, value: str, evidence: int, sentence: str = "") 
         topic = doc[nxt.i + 1:].text.strip()
         if topic:  # "What is the X of Y" -> "The X of Y is V"
             return f"{_capital(topic)} {nxt.text.lower()} {value} {cite}."
-    if nxt is not None and nxt.pos_ == "VERB" and nxt.lemma_ != "do" and wh.lower_ not in ("how", "when", "where", "why"):
+    if nxt is not None and nxt.pos_ == "VERB" and nxt.lemma_ != "do" and \
+            wh.lower_ not in ("how", "when", "where", "why"):
         return f"{_capital(value)} {after} {cite}."  # the wh-phrase is the subject: "Who wrote X" -> "V wrote X"
     return f"{_capital(text)}: {value} {cite}."
 

@@ -28,7 +28,8 @@ def shape(text: str) -> str:
     phrase."""
     tokens = text.lower().replace(",", " ").split()
     figs = located_figures(text)
-    if NUMERIC_DATE.search(text) or (any(t.strip(".") in MONTH_WORDS for t in tokens) and any(c.isdigit() for c in text)):
+    if NUMERIC_DATE.search(text) or (any(t.strip(".") in MONTH_WORDS for t in tokens)
+                                     and any(c.isdigit() for c in text)):
         return "date"
     if YEAR.fullmatch(text.strip()):
         return "year"
