@@ -79,3 +79,15 @@ def test_a_labelled_row_keeps_its_label_as_the_row_name():
     # a heading run into prose is no row: one "key: value" after a dash is not a record
     assert readable_record("Fault Code E4027 - SENSOR DISAGREE Meaning: one sensor differs.") == (
         "Fault Code E4027 - SENSOR DISAGREE Meaning: one sensor differs.")
+
+
+def test_a_value_from_a_heading_like_fragment_is_stated_once_without_the_fragment():
+    evidence = [Evidence(chunk_id="s:0001", doc_id="s", knowledge_base="kb", score=1.0,
+                         metadata=EvidenceMeta(title="Hull inspection schedule"),
+                         text="Hull inspection schedule\nRepeat interval 6,000 FC\nInspect with eddy current.")]
+    question = "What is the repeat interval of the hull inspection?"
+    intent = Intent(action="lookup", raw_query=question)
+    judged = ReaderAnswerability(accuracy=0).run(question, intent, evidence)
+    assert judged.span is not None and judged.span.value == "6,000 FC", judged.span
+    answer = OfflineGenerator().draft(question, evidence, intent, judged)
+    assert answer == "The repeat interval of the hull inspection is 6,000 FC [1].", answer
