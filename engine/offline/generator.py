@@ -155,8 +155,7 @@ class OfflineGenerator:
 def _quoted(sentence: str, value: str, question: str, period) -> str:
     """An evidence sentence as the answer quotes it: a record row cut to its name and the fields that answer (not
     every column), any other sentence made readable and cut to the asked period."""
-    sentence = within(sentence, period)
-    return record_excerpt(sentence, value, question) if _is_record(sentence) else sentence
+    return record_excerpt(within(sentence, period), value, question)  # any other text comes back as it is
 
 
 def _is_record(sentence: str) -> bool:
