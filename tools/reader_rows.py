@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--sentences", type=int, default=None, help="sentences parsed per question")
+    parser.add_argument("--articles", choices=("even", "odd"), default=None,
+                        help="only the questions of every other article (as tools/train_span_reader.py splits them): "
+                             "score each half with the span model trained on the other (WORKBENCH_SPAN_MODEL)")
     parser.add_argument("--cache", default=str(ROOT / "bench" / "results" / "reader_cache"),
                         help="folder keeping sentence vectors and parses between runs (features change, texts do not)")
     args = parser.parse_args(argv)
@@ -70,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     store.load(cache)
     limit = args.sentences or SENTENCES
     rows = [json.loads(line) for line in open(args.dump)]
+    if args.articles:
+        from tools.train_span_reader import articles
+
+        chosen = articles([{"title": r["group"]} for r in rows], args.articles)[0]
+        rows = [r for r in rows if r["group"] in chosen]
     if args.limit:
         rows = rows[: args.limit]
     started = time.perf_counter()

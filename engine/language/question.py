@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from engine.language import nlp
 from engine.language.codes import VERSION, codes_in
-from engine.language.tokens import STOP_WORDS, normalise_phrase
+from engine.language.tokens import STOP_WORDS, normalise_phrase, stem
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -57,6 +57,10 @@ class QuestionReading:
     """The lemma of the word the wh-phrase hangs on ("design" in "Who designed X"): the answer hangs on it too."""
     determined: bool = False
     """The wh-word determines the asked noun ("which engine", "what vessel"): a thing is named in answer."""
+    paths: tuple[tuple[str, str], ...] = ()
+    """(stem, dependency path) of each content word outside the wh-phrase: the path from the word to the wh-phrase
+    ("design": "nsubjv" in "Who designed X"). A candidate the same path away from the same word in a sentence
+    stands where the wh-phrase stands (see ``engine.language.nlp.dep_path``)."""
 
     @property
     def wants_value(self) -> bool:
@@ -121,7 +125,9 @@ def read_question(question: str, entities: tuple[str, ...] = ()) -> QuestionRead
                                                          if doc[i].lower_ != wh),
                            wh_dep=anchor.dep_ if anchor is not None else "",
                            wh_head=anchor.head.lemma_.lower() if anchor is not None and anchor.head is not anchor
-                           else "")
+                           else "",
+                           paths=tuple((stem(t.lower_), nlp.dep_path(t, anchor)) for t in doc
+                                       if anchor is not None and _content(t) and t.i not in wh_tokens))
 
 
 def _anchor(doc: "Doc", wh_tokens: set[int]) -> "Token | None":

@@ -7,7 +7,11 @@ noun phrases (with and without their modifiers), numbers with units, dates, code
 question. Each candidate is described by features of the candidate in its sentence (its kind against the
 expected answer type, the question words near it and its place in the parse) and of the sentence and its
 evidence (similarity, rank, subjects named, retrieval score, credibility, date), in the spirit of the
-feature-based reader of the SQuAD paper (Rajpurkar et al. 2016). ``engine.offline.ranker`` scores them.
+feature-based reader of the SQuAD paper (Rajpurkar et al. 2016): among them the dependency paths from the
+question's words to the candidate, against those from the same words to the wh-phrase in the question, and the
+span model's start and end scores (``engine.offline.span_model``: the bundled MiniLM with fine-tuned top layers,
+which also adds each best sentence's best span as a candidate). The packaged ranker (models/ranker.json, fitted by
+tools/train_reader.py) scores them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from engine.language.names import MONTHS
 from engine.language.quantities import YEAR, located_figures
 from engine.language.layout import QUOTABLE, evidence_units
 from engine.language.tokens import STOP_WORDS, normalise_phrase, stem, words
+from engine.offline import span_model
 from engine.offline.shapes import shape_features
 from engine.periods import about, asked_period, in_force
 from engine.results import Evidence, Intent
@@ -234,9 +239,13 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
     asked = _question_stems(reading)
     subject_keys = [normalise_phrase(s) for s in reading.subjects]
     context = _EvidenceContext.of(evidence, today)
+    scorer = span_model.packaged()
+    read = span_model.read(scorer, reading.text, [s.text for s in top]) if scorer is not None else [None] * len(top)
     found: list[Candidate] = []
-    for sentence, doc in zip(top, docs):
-        spans = _spans(doc, reading, sentence)
+    for rank, (sentence, doc, scores) in enumerate(zip(top, docs, read)):
+        best = scores.best() if scores is not None and rank < SPAN_SENTENCES else None
+        extra = [best[:2]] if best else []
+        spans = _spans(doc, reading, sentence, extra)
         if not spans:
             continue
         tokens = [stem(t.lower_) for t in doc]
@@ -246,14 +255,32 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
         named = sum(1 for k in subject_keys if k and f" {k} " in f" {body} ") / len(subject_keys) if subject_keys else 0.0
         titled = sum(1 for k in subject_keys if k and f" {k} " in f" {title} ") / len(subject_keys) if subject_keys else 0.0
         for start, end, kind, text in spans:
-            found.append(Candidate(text, kind, sentence, start, end, _features(
-                reading, doc, start, end, kind, text, hits, asked, sentence, named, titled, context)))
+            features = _features(reading, doc, start, end, kind, text, hits, asked, sentence, named, titled, context)
+            if scores is not None:
+                features.update(_span_features(scores, doc[start:end]))
+            found.append(Candidate(text, kind, sentence, start, end, features))
     _relative(found)
     return found
 
 
-def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int, int, str, str]]:
-    """(first token, end token, kind, text) of each candidate span in ``doc``, without repeats."""
+SPAN_SENTENCES = 3
+"""Sentences (the best first) whose best-scored span by the span model is a candidate of its own."""
+
+
+def _span_features(scores: span_model.SentenceSpans, span) -> dict[str, float]:
+    """The span model's score of a candidate, alone and against the sentence's "no answer here" score."""
+    score = scores.span(span.start_char, span.end_char)
+    if score is None:
+        return {"qa_missing": 1.0}
+    return {"qa_span": max(min(score / 10.0, 2.0), -2.0),
+            "qa_over_null": max(min((score - scores.null) / 10.0, 2.0), -2.0),
+            "qa_positive": float(score > scores.null)}
+
+
+def _spans(doc, reading: QuestionReading, sentence: Sentence,
+           extra: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int, str, str]]:
+    """(first token, end token, kind, text) of each candidate span in ``doc``, without repeats; ``extra`` are
+    character spans (the span model's best) added as kind "span" when no other kind covers them."""
     out: dict[tuple[int, int], tuple[int, int, str, str]] = {}
     fields = _record_values(doc) if sentence.kind == "record" else []
     tokens = list(doc)  # a list: indexing a Doc builds a new Token each time
@@ -305,7 +332,27 @@ def _spans(doc, reading: QuestionReading, sentence: Sentence) -> list[tuple[int,
                 add(chunk.start, chunk.end, "choice")
     for start, end in fields:  # "Key: value; Key: value": each value is a candidate
         add(start, end, "field")
-    return sorted(out.values())
+    for begin, finish in extra:  # widened to whole words: a span never ends inside "TR-4471-02"
+        begin = max(sentence.text.rfind(" ", 0, begin) + 1, 0)
+        finish = next((k for k in range(finish, len(sentence.text)) if sentence.text[k].isspace()), len(sentence.text))
+        start = next((t.i for t in tokens if t.idx + len(t.text) > begin), None)
+        end = next((t.i + 1 for t in reversed(tokens) if t.idx < finish), None)
+        if start is not None and end is not None and end > start:
+            add(start, end, "span")
+    return sorted(_whole_words(out, tokens, sentence.text))
+
+
+def _whole_words(found: dict, tokens, text: str) -> list[tuple[int, int, str, str]]:
+    """The spans, less those cut inside a word when another span from the same token runs to the word's end
+    ("TR-4471" beside "TR-4471-02")."""
+    def ends_in_word(end: int) -> bool:
+        at = tokens[end - 1].idx + len(tokens[end - 1].text)
+        return at < len(text) and not text[at].isspace() and (text[at].isalnum() or text[at] == "-" and
+                                                             at + 1 < len(text) and text[at + 1].isalnum())
+
+    whole = {(a, b) for a, b, _, _ in found.values() if not ends_in_word(b)}
+    return [v for v in found.values()
+            if not ends_in_word(v[1]) or not any(a == v[0] and b > v[1] for a, b in whole)]
 
 
 def _balanced_end(tokens, start: int, end: int) -> int:
@@ -418,10 +465,41 @@ def _features(reading: QuestionReading, doc, start: int, end: int, kind: str, te
         same_head = head.lemma_.lower() == reading.wh_head and head.i not in range(start, end)
         f["wh_head"] = float(same_head)
         f[f"whdep={reading.wh_dep}|dep={root.dep_}|same_head={int(same_head)}"] = 1.0
+    f.update(_path_features(reading, doc, root, outside, start))
     f[f"pos={span[0].pos_}-{span[-1].pos_}"] = 1.0
     f[f"type={at}|head_dep={head.dep_}"] = 1.0
     f.update(shape_features(text, at, reading.head, reading.wh, reading.text))  # engine/offline/shapes.py
     return f
+
+
+PATH_ANCHORS = 3
+"""Question words nearest a candidate whose dependency paths to it are compared with the question's."""
+
+
+def _path_features(reading: QuestionReading, doc, root, hits: list[int], start: int) -> dict[str, float]:
+    """Where the candidate stands from the question's words, against where the wh-phrase stands from the same words
+    in the question (the dependency-path features of the SQuAD paper's reader): "Osei designed the bridge" puts
+    "Osei" where "Who designed the bridge?" puts "who". Each pair of paths is a feature the ranker weighs; so is the
+    path alone by wh-word, and whether the two paths are the same."""
+    asked = dict(reversed(reading.paths))  # the first word of a stem wins
+    anchors = sorted((i for i in hits if _stem_of(doc[i]) in asked), key=lambda i: abs(i - start))[:PATH_ANCHORS]
+    f: dict[str, float] = {}
+    nearest = None
+    for i in anchors:
+        here = nlp.dep_path(doc[i], root)
+        there = asked[_stem_of(doc[i])]
+        f[f"qpath={there}|path={here}"] = 1.0
+        if here == there and here != "long":
+            f["path_same"] = 1.0
+        if nearest is None:
+            nearest = here
+    if nearest is not None:
+        f[f"wh={reading.wh or '-'}|path={nearest}"] = 1.0
+    return f
+
+
+def _stem_of(token) -> str:
+    return stem(token.lower_)
 
 
 def _field_key(text: str, at: int) -> str:
@@ -467,6 +545,10 @@ def _relative(found: list[Candidate]) -> None:
         same.sort(key=lambda c: (c.sentence.rank, c.start))
         for position, c in enumerate(same):
             c.features["kind_position_inv"] = 1.0 / (1 + position)  # type: ignore[index]
+    best_qa = max((c.features.get("qa_span", -9.0) for c in found), default=-9.0)
     for c in found:
+        if "qa_span" in c.features:  # the span model's score against the question's best-scored candidate
+            c.features["qa_gap"] = max(c.features["qa_span"] - best_qa, -2.0)  # type: ignore[index]
+            c.features["qa_top"] = float(c.features["qa_span"] >= best_qa)  # type: ignore[index]
         c.features["sources_log"] = math.log1p(len(where[c.key]) - 1)  # type: ignore[index]
         c.features["best_sentence_of_kind"] = float(c.sentence.rank == first_of_kind[c.kind])  # type: ignore[index]

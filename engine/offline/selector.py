@@ -55,6 +55,10 @@ def selector_features(reading: QuestionReading, signals: Mapping[str, float],
         "top_distance_log": top.features.get("distance_log", 0.0),
         f"type={reading.answer_type}|top_probability": p,
     })
+    if "qa_span" in top.features:  # the span model's view: its score of the best candidate against "no answer"
+        f["top_qa_over_null"] = top.features["qa_over_null"]
+        f["top_qa_gap"] = top.features.get("qa_gap", 0.0)
+        f["best_qa_over_null"] = max(c.features.get("qa_over_null", -2.0) for c in ranked)
     return f
 
 

@@ -1,0 +1,84 @@
+"""The span scorer (engine/offline/span_model.py): the packaged fine-tuned layers load over the installed base
+model, read a question against sentences, and score the answer's span above the rest; the reader turns the
+scores into candidate features and adds each best sentence's best span as a candidate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.errors import ConfigError
+from engine.offline import span_model
+from engine.offline.span_model import SentenceSpans
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_span_scores_its_first_piece_as_start_and_last_as_end():
+    spans = SentenceSpans(starts=(0.0, 5.0, 1.0, 0.5), ends=(0.0, 1.0, 4.0, 0.2),
+                          offsets=((0, 3), (4, 9), (10, 14), (15, 19)), null=2.0)
+    assert spans.span(4, 14) == 9.0
+    assert spans.span(4, 9) == 6.0
+    assert spans.best() == (4, 14, 9.0)
+    assert spans.best(longest=1) == (4, 9, 6.0)
+
+
+def test_a_span_outside_the_pieces_read_has_no_score():
+    spans = SentenceSpans(starts=(1.0,), ends=(1.0,), offsets=((0, 4),), null=0.0)
+    assert spans.span(20, 30) is None
+
+
+def test_the_span_model_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("WORKBENCH_SPAN_MODEL", "off")
+    assert span_model.packaged() is None
+
+
+def test_an_incomplete_model_folder_says_what_to_do(tmp_path, monkeypatch):
+    (tmp_path / span_model.CARD).write_text(json.dumps({"trainable_layers": 3}), encoding="utf-8")
+    monkeypatch.setenv("WORKBENCH_SPAN_MODEL", str(tmp_path))
+    with pytest.raises(ConfigError, match="train one with tools/train_span_reader.py"):
+        span_model.packaged()
+
+
+@pytest.fixture(scope="module")
+def packaged():
+    model = span_model.load(span_model.PACKAGED)
+    assert model.card["held_out_articles"], "the packaged model records the articles it never saw"
+    return model
+
+
+@pytest.mark.parametrize("question, sentence, answer", [
+    ("Who designed the lighthouse on the northern cape?",
+     "The lighthouse on the northern cape was designed by Imani Osei and opened in 1902.", "Imani Osei"),
+    ("In which year did the lighthouse open?",
+     "The lighthouse on the northern cape was designed by Imani Osei and opened in 1902.", "1902"),
+    ("How many keepers lived at the station?",
+     "The station housed three keepers until the lamp was automated in 1968.", "three"),
+])
+def test_the_packaged_model_scores_the_answer_span_best(packaged, question, sentence, answer):
+    scores = span_model.read(packaged, question, [sentence])[0]
+    begin, finish, score = scores.best()
+    assert answer in sentence[begin:finish]
+    assert len(sentence[begin:finish]) <= len(answer) + 12
+
+
+def test_the_reader_adds_span_features_and_each_best_span_as_a_candidate(packaged):
+    from engine.language.question import read_question
+    from engine.offline.reader import SPAN_SENTENCES, candidates, rank_sentences
+    from engine.embeddings import VectorCache
+    from engine.results import Evidence
+
+    reading = read_question("Who restored the old tide mill?")
+    evidence = [Evidence(chunk_id="c1", doc_id="d1", knowledge_base="kb", score=1.0,
+                         text="The old tide mill was restored by the Harbour Trust in 1987. It grinds flour on "
+                              "summer weekends.", metadata={"title": "Tide mill", "source": "mill.md"})]
+    sentences = rank_sentences(reading, evidence, VectorCache().encode)
+    found = candidates(reading, evidence, sentences)
+    assert found and all("qa_span" in c.features for c in found)
+    assert sum(c.features["qa_top"] for c in found) >= 1
+    scores = span_model.read(packaged, reading.text, [s.text for s in sentences])
+    for sentence, spans in list(zip(sentences, scores))[:SPAN_SENTENCES]:
+        begin, finish, _ = spans.best()
+        best = sentence.text[begin:finish].strip(" .")
+        assert any(best in c.text or c.text in best for c in found if c.sentence == sentence)
