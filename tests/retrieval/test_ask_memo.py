@@ -97,7 +97,13 @@ def test_a_retrieval_without_a_memo_fetches_k_rows(pipeline, monkeypatch):
 
 
 def test_no_wider_search_when_the_target_is_out_of_the_selectors_reach(pipeline, monkeypatch):
+    from engine.offline.model import packaged
+    from engine.offline.selector import Selector
+
     attempts = _record_attempts(monkeypatch, pipeline)
+    for name, part in (("selector", "selector"), ("passage", "passage")):  # selectors no confidence lifts to 0.95
+        monkeypatch.setattr(pipeline.answerability, name,
+                            Selector(packaged(part), 1.01, f"unreachable {part}", {"0.8": 1.01, "0.95": 1.01}))
     answer = pipeline.run("What is the capital of France?", AskOptions(provider="offline", target_accuracy=0.95))
     judged = answer.answerability
     assert answer.status == "refused" and judged.threshold > 1 and judged.signals.get("passage_threshold", 2) > 1
