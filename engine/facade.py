@@ -214,16 +214,15 @@ class Workbench:
         return self._part("bootstrap", build)
 
     def warm_steps(self) -> list[tuple[str, Callable[[], object]]]:
-        """The slow first loads, named: the store, the embedding model, spaCy (named entities and the full parse),
-        and the answer reader's span model."""
+        """The slow first loads, named: the store, the embedding model, spaCy (named entities and the full parse).
+        The answer reader's span model (PyTorch) loads on the first offline ask instead: importing it here competes
+        with the sample documents' indexing for the same cores and the interpreter lock."""
         from engine.language import nlp
-        from engine.offline import span_model
 
         return [
             ("knowledge bases", self.store.knowledge_base_names),
             ("embedding model", lambda: self.store.embedder.encode_one("warm-up")),
             ("question parser (spaCy)", lambda: (self.perception.run(WARM_QUESTION), nlp.warm())),
-            ("answer reader (span model)", span_model.packaged),
         ]
 
     def warm_up(self) -> None:

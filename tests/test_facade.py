@@ -38,9 +38,9 @@ def test_views_for_an_identity_are_limited_and_the_ingestor_has_the_settings(wor
     assert view.count() == 0
 
 
-def test_warm_up_loads_the_store_the_embedding_model_spacy_and_the_span_model(workbench):
+def test_warm_up_loads_the_store_the_embedding_model_and_spacy(workbench):
     assert [name for name, _ in workbench.warm_steps()] == ["knowledge bases", "embedding model",
-                                                            "question parser (spaCy)", "answer reader (span model)"]
+                                                            "question parser (spaCy)"]
 
 
 def test_settings_must_be_a_settings_object():
