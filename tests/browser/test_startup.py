@@ -42,6 +42,8 @@ def test_the_app_is_usable_while_the_samples_are_indexed(browser, tmp_path: Path
         assert len(indexing) >= 3, texts  # the bar moved while the long file was embedded
         embedded = [int(t.split(" · ")[1].split()[0]) for t in indexing if "3 of 3" not in t]
         assert len(set(embedded)) >= 3 and embedded == sorted(embedded), texts  # chunks counted as they went
+        for count in ("manuals: 2 documents", "notes: 1 documents"):  # the sidebar redraws after the last file lands
+            page.locator('[data-testid="stSidebarContent"]').get_by_text(count).first.wait_for()
         sidebar = page.locator('[data-testid="stSidebarContent"]').inner_text()
         assert "manuals: 2 documents" in sidebar and "notes: 1 documents" in sidebar, sidebar
         page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Documents").click()
