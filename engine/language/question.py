@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -270,3 +271,39 @@ def _subjects(doc: "Doc", entities: tuple[str, ...], wh_tokens: set[int]) -> tup
         out = [o for o in out if normalise_phrase(o) not in key]
         out.append(name)
     return tuple(out)
+
+
+def coordinated(question: str, names: Sequence[str]) -> list[str]:
+    """The ``names`` joined to another of them by "and", "or" or a comma in the question's parse ("the A320 and the
+    B737"; "Which was first, X or Y"), in order. Names under "between" are left out: "the fare between Washington
+    and New York" asks about one route, not about each city."""
+    if len(names) < 2:
+        return []
+    doc = nlp.parse([question])[0]
+    spans: dict[str, set[int]] = {}
+    for name in names:
+        at = question.lower().find(name.lower())
+        if at >= 0:
+            span = doc.char_span(at, at + len(name), alignment_mode="expand")
+            if span is not None:
+                spans[name] = {t.i for t in span}
+
+    def reach(name: str) -> set[int]:
+        """Tokens coordinated with the name: its conjuncts' subtrees, and the conjunct it is one of."""
+        out: set[int] = set()
+        for i in spans[name]:
+            for token in (doc[i], *doc[i].ancestors):
+                if token.dep_ == "conj":
+                    out.update(t.i for t in token.head.subtree)
+                for child in token.children:
+                    if child.dep_ == "conj":
+                        out.update(t.i for t in child.subtree)
+                if token.dep_ in ("pobj",) and token.head.lower_ == "between":
+                    return set()
+                if token.dep_ not in ("compound", "conj", "appos", "poss", "amod", "det", "nmod"):
+                    break
+        return out
+
+    joined = [name for name in names if name in spans and
+              any(other != name and other in spans and spans[other] & reach(name) for other in names)]
+    return joined if len(joined) >= 2 else []

@@ -22,7 +22,7 @@ def lead_sentence(question: str, value: str, evidence: int, sentence: str = "") 
     """A sentence that states ``value`` as the answer to ``question``, citing evidence ``[evidence]``."""
     cite = f"[{evidence}]"
     value = value.strip().rstrip(".")
-    text = _TRAILING.sub("", " ".join(question.split()).rstrip(" ?")).strip()
+    text = question_label(question)
     doc = nlp.parse([text])[0] if text else None
     if doc is None or not len(doc):
         return f"{_capital(value)} {cite}."
@@ -43,6 +43,21 @@ def lead_sentence(question: str, value: str, evidence: int, sentence: str = "") 
             wh.lower_ not in ("how", "when", "where", "why"):
         return f"{_capital(value)} {after} {cite}."  # the wh-phrase is the subject: "Who wrote X" -> "V wrote X"
     return f"{_capital(text)}: {value} {cite}."
+
+
+def question_label(question: str) -> str:
+    """The question's own words as a lead labels a value with them ("How many boilers does the plant run: four")."""
+    return _TRAILING.sub("", " ".join(question.split()).rstrip(" ?")).strip()
+
+
+def added_claim(question: str, body: str) -> str:
+    """What a sentence states beyond the question: a lead of the form "<the question's words>: <value>" claims the
+    value, not the question's own words (a figure or name the question gives is not the answer's to back)."""
+    label = question_label(question)
+    if label and body[: len(label) + 1].lower() == f"{label}:".lower():
+        rest = body[len(label) + 1:].strip()
+        return rest or body
+    return body
 
 
 def _phrase_end(doc, wh) -> int:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine.offline.focus import as_written, asks_for, Focus, match, missing_from, question_focus
+from engine.offline.lead import added_claim
 from engine.reflection.injection import injection_issues, is_note
 from engine.offline.judge import OfflineJudge
 from engine.reflection.judgement import Judgement, SupportJudge
@@ -134,7 +135,7 @@ class OfflineReviewer:
         if not evidence:
             return _payload([], [_issue("fact", "No evidence was retrieved, so no statement can be verified.")],
                             [], 0.0, "No evidence.")
-        bodies = [strip_citations(s) for s in sentences]
+        bodies = [added_claim(question, strip_citations(s)) for s in sentences]
         context = _Context(EvidenceIndex(evidence, self.cache, extra=bodies))
         vectors = self.cache.encode(bodies)
         found = [self._check(question, s, b, v, context) for s, b, v in zip(sentences, bodies, vectors)]
@@ -401,15 +402,17 @@ def _relevance(question: str, checked: list[_Sentence], index: EvidenceIndex) ->
 
 
 def unaddressed(question: str, answer: str, evidence: Sequence[Evidence]) -> list[str]:
-    """Subjects of the question that the answer names nowhere: not in its text, nor in the titles of the evidence it
-    cites (spelling variants such as "U.S." and "US" count as named)."""
+    """Subjects of the question that the answer names nowhere: not in its text, nor in the title or the retrieved
+    passages of a document it cites (spelling variants such as "U.S." and "US" count as named)."""
     from engine.language.question import read_question
     from engine.offline.signals import names_subject
 
     cited = [evidence[n - 1] for n in citations(answer) if 1 <= n <= len(evidence)]
     if not cited:
         return []  # nothing to check it against: the citation check reports the missing [n]
-    said = " ".join([strip_citations(answer)] + [f"{e.metadata.title} {e.text}" for e in cited])
+    documents = {e.doc_id for e in cited}  # a passage is about what its document is about: the subject named in
+    said = " ".join([strip_citations(answer)] + [f"{e.metadata.title} {e.text}" for e in evidence  # another of its
+                                                  if e.doc_id in documents])  # retrieved passages counts as named
     return [f"The answer does not name {subject!r}, which the question asks about."
             for subject in read_question(" ".join(question.split())).subjects if not names_subject(said, subject)]
 

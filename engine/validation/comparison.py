@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.language import lexicons
 from engine.language.citations import citations, strip_citations
+from engine.language.question import coordinated
 from engine.language.quantities import figures, numbers, years
 from engine.language.sentences import split_sentences
 from engine.language.tokens import STOP_WORDS as STOPWORDS
@@ -53,7 +54,9 @@ class Value:
 
 
 def compared_entities(intent: Intent) -> list[str]:
-    """The entities a question compares: all of them for a "compare" question, else two or more of one kind."""
+    """The entities a question compares: all of them for a "compare" question, else the names of one kind
+    when the question joins two of them by "and" / "or" (not when two merely occur in it: "checks for Texas in
+    NICS")."""
     texts = list(dict.fromkeys(e.text for e in intent.entities if e.text.strip()))
     if intent.action == "compare":
         return texts if len(texts) >= 2 else []
@@ -61,7 +64,10 @@ def compared_entities(intent: Intent) -> list[str]:
     for entity in intent.entities:
         if entity.text.strip() and entity.text not in by_label.setdefault(entity.label, []):
             by_label[entity.label].append(entity.text)
-    return next((names for names in by_label.values() if len(names) >= 2), [])
+    for names in by_label.values():
+        if len(names) >= 2 and coordinated(intent.raw_query, names):  # "the weight of the A320 and the B737"
+            return names
+    return []
 
 def _quote(sentence: str, width: int = 80) -> str:
     body = strip_citations(sentence)

@@ -140,3 +140,37 @@ def test_generator_and_reviewer_share_one_cache_and_embed_each_unit_once():
     embedded = [text for call in embedder.calls for text in call]
     assert all(embedded.count(text) == 1 for text in set(embedded)), "a text was embedded twice"
     assert set(units) <= set(embedder.calls[0]), "the evidence units are embedded in the first, single batch"
+
+
+# A lead that labels its value with the question's own words, and a subject named elsewhere in the cited document
+HARBOUR = [
+    evidence("harbour-order#1", "SUMMARY: The board proposes to amend Order 2019-44, which applies to all Kestrel 400 "
+             "ferries of the harbour fleet.", "Harbour Board notice"),
+    evidence("harbour-order#7", "Costs of Compliance The board estimates that this proposed order affects 12 vessels "
+             "of local registry.", "Harbour Board notice"),
+    evidence("tug-bulletin#2", "In addition, Tug Bulletin 400-27-1318, Revision 1, dated June 24, 2020, specifies "
+             "reporting any deviations to the yard.", "Tug bulletin"),
+]
+HARBOUR_Q = "How many locally registered vessels does the board estimate would be covered by the proposed Kestrel 400 order?"
+
+
+@pytest.mark.integration
+def test_the_question_s_own_words_in_a_lead_are_not_claims_to_back(reviewer):
+    answer = (f"{HARBOUR_Q.rstrip('?')}: 12 [2]. Costs of Compliance The board estimates that this proposed order "
+              "affects 12 vessels of local registry [2].")
+    issues = reviewer.review(HARBOUR_Q, HARBOUR, answer).issues
+    assert [i for i in issues if i.type == "fact"] == [], issues
+    # the value after the label is still checked: a wrong one is a fact issue
+    wrong = (f"{HARBOUR_Q.rstrip('?')}: 19 [2]. Costs of Compliance The board estimates that this proposed order "
+             "affects 12 vessels of local registry [2].")
+    assert any(i.type == "fact" and "19" in i.description for i in reviewer.review(HARBOUR_Q, HARBOUR, wrong).issues)
+
+
+@pytest.mark.integration
+def test_a_subject_named_in_another_passage_of_the_cited_document_counts_as_named(reviewer):
+    from engine.offline.reviewer import unaddressed
+
+    answer = "12 [2]. The board estimates that this proposed order affects 12 vessels of local registry [2]."
+    assert unaddressed(HARBOUR_Q, answer, HARBOUR) == []
+    # a passage of another document does not lend its subjects
+    assert unaddressed(HARBOUR_Q, answer, [HARBOUR[1], HARBOUR[2]]) != []

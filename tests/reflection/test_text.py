@@ -67,17 +67,27 @@ def test_mentions_ignores_case_hyphens_and_partial_words():
     assert not mentions("The A3201 test", "A320")
 
 
-def test_compared_entities_need_compare_or_two_of_a_kind():
+def test_compared_entities_need_compare_or_two_of_a_kind_joined_in_the_question():
     from engine.validation.comparison import compared_entities
     from engine.results import Entity, Intent
 
-    def make(action, *pairs):
-        return Intent(action=action, raw_query="q", entities=tuple(Entity(text=t, label=l) for t, l in pairs))
+    def make(action, query, *pairs):
+        return Intent(action=action, raw_query=query, entities=tuple(Entity(text=t, label=l) for t, l in pairs))
 
-    assert compared_entities(make("compare", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
-    assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
-    assert compared_entities(make("lookup", ("A320", "AIRCRAFT"), ("wheel axle", "PERSON"))) == []
-    assert compared_entities(make("compare", ("A320", "AIRCRAFT"))) == []
+    assert compared_entities(make("compare", "q", ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
+    joined = "What is the maximum takeoff weight of the A320 and the B737?"
+    assert compared_entities(make("lookup", joined, ("A320", "AIRCRAFT"), ("B737", "AIRCRAFT"))) == ["A320", "B737"]
+    either = "Which was built first, the Tower Bridge or the Forth Bridge?"
+    assert compared_entities(make("lookup", either, ("Tower Bridge", "FAC"), ("Forth Bridge", "FAC"))) == \
+        ["Tower Bridge", "Forth Bridge"]
+    assert compared_entities(make("lookup", joined, ("A320", "AIRCRAFT"), ("wheel axle", "PERSON"))) == []
+    assert compared_entities(make("compare", "q", ("A320", "AIRCRAFT"))) == []
+    # two of a kind that the question does not join: one question about one thing
+    apart = "How many boilers were inspected in Leeds for the Harbour Board in March 2019?"
+    assert compared_entities(make("lookup", apart, ("Leeds", "GPE"), ("Harbour Board", "GPE"))) == []
+    # "between A and B" names one route or range
+    route = "What did the ferry ticket between Dover and Calais cost in 2019?"
+    assert compared_entities(make("lookup", route, ("Dover", "GPE"), ("Calais", "GPE"))) == []
 
 
 def test_negations_and_the_words_they_cover():
