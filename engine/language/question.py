@@ -30,6 +30,7 @@ _AUX_FIRST = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", 
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "NORP",
                           "LANGUAGE"})
 """Entity labels that name a subject; numbers, dates and quantities in a question are constraints, not subjects."""
+_VALUE_LABELS = frozenset({"DATE", "TIME"})
 _QUOTED = re.compile(r"[\"“”]([^\"“”]{2,80})[\"“”]")
 ANSWER_TYPES = ("person", "place", "organisation", "date", "number", "quantity", "money", "percent", "duration",
                 "code", "work", "reason", "manner", "other", "yes_no")
@@ -157,7 +158,8 @@ def _wh(doc: "Doc") -> tuple[str, str, str, set[int]]:
     for match_id, start, end in sorted(_matcher()(doc), key=lambda m: (m[1], int(doc.vocab.strings[m[0]].split(":")[0]))):
         if start == wh_token.i:
             kind = doc.vocab.strings[match_id].split(":", 1)[1]
-            taken |= set(range(start, end))
+            # a pattern that reaches over the subject ("how much did <the fare> cost") takes "how much" alone
+            taken |= set(range(start, end)) if end - start <= 4 else {start, start + 1}
             head = ""
             if kind == "quantity" and end < len(doc) and doc[end].pos_ == "NOUN":  # "how much fuel": fuel is asked
                 head = doc[end].lemma_.lower()
@@ -178,6 +180,12 @@ def _wh_noun(doc: "Doc", wh: "Token") -> "Token | None":
     """The noun a "what/which" determiner asks about ("which city", "what kind of car" -> car)."""
     if wh.lower_ not in ("what", "which", "whose"):
         return None
+    head = wh.head
+    while head.dep_ == "compound" and head.head.i > head.i and head.head.pos_ == "NOUN":  # "which axle nut torque"
+        head = head.head
+    if wh.dep_ == "det" and head.i > wh.i and head.pos_ == "NOUN" and \
+            head.lemma_.lower() not in ("kind", "type", "sort", "name"):  # "which flight control software version"
+        return head
     for token in doc[wh.i + 1: wh.i + 5]:
         if token.pos_ in ("NOUN", "PROPN") and token.dep_ not in ("compound",) or (
                 token.pos_ == "NOUN" and token.head.i > token.i and token.head.pos_ not in ("NOUN", "PROPN")):
@@ -196,7 +204,8 @@ def _copula_noun(doc: "Doc", wh: "Token") -> "Token | None":
     if nxt is None or nxt.lemma_ != "be":
         return None
     for token in doc[nxt.i + 1:]:
-        if token.dep_ == "compound" and token.head.pos_ == "NOUN":
+        if token.dep_ in ("compound", "poss", "case", "nmod") and token.head.pos_ == "NOUN" or \
+                token.dep_ == "case" and token.head.dep_ == "poss":  # "Kentucky's total number", "U.S. rate"
             continue
         if token.pos_ in ("NOUN", "PROPN"):
             if token.lemma_.lower() in ("name", "kind", "type") and token.i + 2 < len(doc) and \
@@ -255,7 +264,8 @@ def _subjects(doc: "Doc", entities: tuple[str, ...], wh_tokens: set[int]) -> tup
             found.append(ent.text.strip(" ?.,'\"").removeprefix("the ").removeprefix("The "))
     run: list["Token"] = []
     for token in [*doc, None]:
-        if token is not None and token.pos_ == "PROPN" and token.i not in wh_tokens:
+        if token is not None and token.pos_ == "PROPN" and token.i not in wh_tokens and \
+                token.ent_type_ not in _VALUE_LABELS:  # "November" in "in November 2015" is a constraint
             run.append(token)
             continue
         if run:

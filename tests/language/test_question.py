@@ -24,6 +24,14 @@ pytestmark = pytest.mark.integration
     ("What is the serial number of the pump?", "code"),
     ("Why was the canal closed?", "reason"),
     ("Is the tunnel open at night?", "yes_no"),
+    # the verb that says money comes after the subject
+    ("How much did the mayor's return ferry ticket between Dover and Calais cost?", "money"),
+    ("How much was spent on the harbour master's travel in May 2019?", "money"),
+    # the noun a wh-word determines, however long the phrase before it
+    ("Which pressure relief valve firmware version does the new boiler order require?", "code"),
+    ("Which main wheel axle nut torque applies to the tram?", "quantity"),
+    # a possessive before the asked noun
+    ("What was Leeds's total number of inspections in May 2019?", "number"),
 ])
 def test_the_expected_answer_type(question, answer_type):
     assert read_question(question).answer_type == answer_type
@@ -35,6 +43,14 @@ def test_subjects_are_the_names_and_codes_the_question_names():
     assert "build" in reading.attribute and reading.relation == "build"
     coded = read_question("Which release of the V-2210 pump fixed the seal?")
     assert "V-2210" in coded.subjects  # written as the question writes it
+
+
+def test_dates_in_a_question_are_constraints_not_subjects():
+    reading = read_question("How many inspections were recorded for Leeds in November 2015?")
+    assert "Leeds" in reading.subjects and not any("November" in s for s in reading.subjects)
+    # a subject of the wh-phrase's own is still read in a long "how much ... cost" question
+    fare = read_question("How much did the mayor's return ferry ticket between Dover and Calais cost?")
+    assert {"Dover", "Calais"} <= set(fare.subjects)
 
 
 def test_the_sides_of_a_choice():
