@@ -209,6 +209,12 @@ def cmd_bootstrap(args) -> int:
         print(f"Preparing the embedding model ({store.settings.embedding_backend}: a one-time export into "
               f"{store.settings.embedding_cache_folder}, about 10-20 s)...", file=sys.stderr, flush=True)
         store.embedder  # noqa: B018 - loads the model, exporting it once
+    from engine.offline import span_model
+
+    if span_model.export_pending():  # the offline reader's span model, likewise exported once
+        print(f"Preparing the answer reader's span model (a one-time export into "
+              f"{store.settings.embedding_cache_folder}, about 10 s)...", file=sys.stderr, flush=True)
+    span_model.packaged()
     if getattr(args, "model_only", False):
         emit(args, {"model": str(store.settings.embedding_cache_folder)},
              lambda p: f"Embedding model ready ({store.settings.embedding_backend}) in {p['model']}.")

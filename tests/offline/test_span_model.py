@@ -82,3 +82,34 @@ def test_the_reader_adds_span_features_and_each_best_span_as_a_candidate(package
         begin, finish, _ = spans.best()
         best = sentence.text[begin:finish].strip(" .")
         assert any(best in c.text or c.text in best for c in found if c.sentence == sentence)
+
+
+def test_asks_read_with_the_onnx_export_and_get_the_same_scores(packaged, tmp_path, monkeypatch):
+    """packaged() exports the folder once (in a child process) into the model cache and reads with ONNX Runtime;
+    its scores match the PyTorch module's."""
+    import numpy as np
+
+    monkeypatch.setenv("WORKBENCH_EMBEDDING_CACHE_DIR", str(tmp_path))
+    span_model._loaded.cache_clear()
+    try:
+        assert span_model.export_pending()
+        reader = span_model.packaged()
+        assert isinstance(reader, span_model.OnnxSpanReader) and not span_model.export_pending()
+        exported = list(tmp_path.glob("span_reader-*"))
+        assert len(exported) == 1 and (exported[0] / span_model.ONNX_FILE).is_file()
+        question = "Who designed the lighthouse on the northern cape?"
+        sentences = ["The lighthouse on the northern cape was designed by Imani Osei and opened in 1902.",
+                     "The station housed three keepers until the lamp was automated in 1968."]
+        fast, slow = span_model.read(reader, question, sentences), span_model.read(packaged, question, sentences)
+        for a, b in zip(fast, slow):
+            assert a.offsets == b.offsets
+            assert np.allclose(a.starts, b.starts, atol=1e-4) and np.allclose(a.ends, b.ends, atol=1e-4)
+    finally:
+        span_model._loaded.cache_clear()
+
+
+def test_a_sentence_longer_than_a_passage_is_cut_not_dropped(packaged):
+    long = " ".join(["The keeper lit the lamp every night."] * 60)
+    scores = span_model.read(packaged, "Who lit the lamp?", [long])[0]
+    assert 100 < len(scores.starts) < span_model.MAX_PIECES
+    assert scores.offsets[0][0] == 0
