@@ -136,6 +136,16 @@ def _offline_session(request: pytest.FixtureRequest) -> Iterator[str]:
         yield live_key
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _span_model_exported(_offline_session: str) -> None:
+    """The offline reader's span model exported to ONNX once, before any test asks: otherwise the first offline ask
+    of the run makes the export (about 10 s) inside whatever test it is, a timed UI run included."""
+    from engine.offline import span_model
+
+    if span_model.export_pending():
+        span_model.packaged()
+
+
 # --- the live opt-out -----------------------------------------------------------------
 
 LIVE_HOSTS = ("api.anthropic.com",)
