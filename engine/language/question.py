@@ -159,7 +159,9 @@ def _wh(doc: "Doc") -> tuple[str, str, str, set[int]]:
         if start == wh_token.i:
             kind = doc.vocab.strings[match_id].split(":", 1)[1]
             # a pattern that reaches over the subject ("how much did <the fare> cost") takes "how much" alone
-            taken |= set(range(start, end)) if end - start <= 4 else {start, start + 1}
+            if end - start > 4:
+                end = start + 2
+            taken |= set(range(start, end))
             head = ""
             if kind == "quantity" and end < len(doc) and doc[end].pos_ == "NOUN":  # "how much fuel": fuel is asked
                 head = doc[end].lemma_.lower()

@@ -51,6 +51,19 @@ def test_dates_in_a_question_are_constraints_not_subjects():
     # a subject of the wh-phrase's own is still read in a long "how much ... cost" question
     fare = read_question("How much did the mayor's return ferry ticket between Dover and Calais cost?")
     assert {"Dover", "Calais"} <= set(fare.subjects)
+    assert fare.wh == "how much"  # the wh-phrase, not the words the pattern reached over
+
+
+def test_the_shipped_models_hold_no_question_wording():
+    """Features named after the wh-phrase stay short: a model never carries a question's own words."""
+    import json
+
+    from engine.offline.model import MODELS
+
+    for path in MODELS.glob("*.json"):
+        weights = json.loads(path.read_text(encoding="utf-8")).get("weights", {})
+        long = [k for k in weights if k.startswith("wh=") and len(k[3:].split("|")[0].split()) > 3]
+        assert not long, (path.name, long[:3])
 
 
 def test_the_sides_of_a_choice():
