@@ -22,6 +22,8 @@ import sys
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -137,11 +139,26 @@ def _quantize(source: Path, target: Path) -> None:
         logging.getLogger().removeFilter(advice)
 
 
-def export_model(model_dir: Path, backend: str, folder: Path) -> None:
-    """Export (and for ``onnx-int8`` quantise) the model into ``folder``, atomically."""
+@contextmanager
+def built_atomically(folder: Path, marker: str) -> Iterator[Path]:
+    """A work folder beside ``folder``, renamed into place when the block ends without error (atomic: a reader never
+    sees half an export); when another process got there first, its folder (holding ``marker``) is kept."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
+        yield work
+        try:
+            os.rename(work, folder)  # atomic; fails if another process got there first
+        except OSError:
+            if not (folder / marker).is_file():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def export_model(model_dir: Path, backend: str, folder: Path) -> None:
+    """Export (and for ``onnx-int8`` quantise) the model into ``folder``, atomically."""
+    with built_atomically(folder, MANIFEST_FILE) as work:
         fp32 = work / ("model_fp32.onnx" if backend == "onnx-int8" else MODEL_FILE)
         _export_fp32(model_dir, fp32)
         if backend == "onnx-int8":
@@ -150,13 +167,6 @@ def export_model(model_dir: Path, backend: str, folder: Path) -> None:
         manifest = {"backend": backend, "source": str(model_dir), "weights": weights_digest(model_dir),
                     "export_version": EXPORT_VERSION}
         (work / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1))
-        try:
-            os.rename(work, folder)  # atomic; fails if another process got there first
-        except OSError:
-            if not (folder / MANIFEST_FILE).is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def export_in_child(model_dir: Path, backend: str, folder: Path) -> None:

@@ -23,7 +23,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -196,21 +195,13 @@ def export_onnx(folder: Path, target: Path) -> None:
                              return_tensors="pt")
     args = (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"])
     axes = {name: {0: "passages", 1: "pieces"} for name in ("ids", "mask", "types", "start", "end")}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(Scores(model).eval(), args, str(work / ONNX_FILE), input_names=["ids", "mask", "types"],
-                              output_names=["start", "end"], dynamic_axes=axes, opset_version=17, dynamo=False)
+    from engine.onnx_embedder import built_atomically
+
+    with built_atomically(target, ONNX_FILE) as work, warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Scores(model).eval(), args, str(work / ONNX_FILE), input_names=["ids", "mask", "types"],
+                          output_names=["start", "end"], dynamic_axes=axes, opset_version=17, dynamo=False)
         shutil.copyfile(folder / CARD, work / CARD)
-        try:
-            os.rename(work, target)  # atomic; fails when another process got there first
-        except OSError:
-            if not (target / ONNX_FILE).is_file():
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def _export_in_child(folder: Path, target: Path) -> None:
@@ -261,14 +252,18 @@ def export_pending() -> bool:
     return not (export_folder(folder.resolve(), load_settings().embedding_cache_folder.resolve()) / ONNX_FILE).is_file()
 
 
-@lru_cache(maxsize=1)
-def _pieces():
-    """The base model's word-piece tokenizer (the ``tokenizers`` library: no PyTorch import)."""
+@lru_cache(maxsize=2)
+def _pieces(cut: int | None = None):
+    """The base model's word-piece tokenizer (the ``tokenizers`` library: no PyTorch import); with ``cut``, a pair is
+    cut to that many pieces from its second text only."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(base_model_dir() / "tokenizer.json"))
-    tokenizer.no_truncation()
     tokenizer.no_padding()
+    if cut is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(cut, strategy="only_second")
     return tokenizer
 
 
@@ -333,18 +328,8 @@ def read(model, question: str, sentences: Sequence[str]) -> list[SentenceSpans]:
             text = f"{text} {sentences[n]}" if text else sentences[n]
         passages.append(text)
         starts_at.append(at)
-    encoded = []
-    for passage in passages:  # [CLS] question [SEP] passage [SEP], the passage cut to fit
-        enc = tokenizer.encode(question, passage)
-        if len(enc.ids) > MAX_PIECES:
-            keep = [k for k, q in enumerate(enc.sequence_ids) if q != 1][:-1]  # [CLS] question [SEP]
-            room = MAX_PIECES - len(keep) - 1
-            second = [k for k, q in enumerate(enc.sequence_ids) if q == 1][:room]
-            order = keep + second + [len(enc.ids) - 1]
-            encoded.append(([enc.ids[k] for k in order], [enc.type_ids[k] for k in order],
-                            [enc.offsets[k] for k in order], [enc.sequence_ids[k] for k in order]))
-        else:
-            encoded.append((enc.ids, enc.type_ids, enc.offsets, enc.sequence_ids))
+    encoded = [(e.ids, e.type_ids, e.offsets, e.sequence_ids)  # [CLS] question [SEP] passage [SEP], passage cut
+               for e in _pieces(MAX_PIECES).encode_batch([(question, passage) for passage in passages])]
     width = max(len(e[0]) for e in encoded)
     ids = np.zeros((len(encoded), width), dtype=np.int64)
     mask = np.zeros_like(ids)
