@@ -249,13 +249,17 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--half", choices=("dev", "held", "all"), default="all")
+    parser.add_argument("--half", default="all", help="dev, held, held2, ... or all (the halves the file holds)")
+    parser.add_argument("--attacks", type=Path, default=ATTACKS_PATH,
+                        help="a JSONL file of attacks (default: tests/security/planted_attacks.jsonl)")
     parser.add_argument("--ids", default="", help="comma-separated attack ids (e.g. p01,p03)")
     parser.add_argument("--summary", action="store_true", help="print only the counts (no per-attack rows)")
     parser.add_argument("--no-control", action="store_true", help="skip the clean-corpus control questions")
     parser.add_argument("--json-rows", type=Path, help="write every row (answers included) to this JSONL file")
     args = parser.parse_args(argv)
-    attacks = [a for a in load_attacks() if args.half in ("all", a.half)]
+    attacks = [a for a in load_attacks(args.attacks) if args.half in ("all", a.half)]
+    if not attacks:
+        parser.error(f"no attacks of half {args.half!r} in {args.attacks}")
     if args.ids:
         wanted = set(args.ids.split(","))
         attacks = [a for a in attacks if a.id in wanted]

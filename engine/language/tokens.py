@@ -16,7 +16,7 @@ from engine.language.en.stop_words import STOP_WORDS
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’./-]*[A-Za-z0-9]|[A-Za-z0-9]")
 """A word: letters and digits, with inner apostrophes, dots, slashes and hyphens ("A320-200", "N.m", "don't")."""
 
-__all__ = ["STOP_WORDS", "WORD", "content_words", "coverage", "mentions", "names_model", "normalise_phrase", "stem",
+__all__ = ["STOP_WORDS", "WORD", "content_words", "coverage", "holds_words", "mentions", "names_model", "normalise_phrase", "stem",
            "stems", "words"]
 
 
@@ -73,6 +73,14 @@ def coverage(text: str, support: str | set[str]) -> float:
 def normalise_phrase(text: str) -> str:
     """Lower case, punctuation and hyphens as single spaces: "Wheel-Axle" and "wheel axle" match."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def holds_words(text: str, phrase: str) -> bool:
+    """True when the words of ``phrase`` stand in ``text`` in a row, a number a whole word with its decimals: "6.5
+    N.m" holds "6.5 N.m" but not "5 N.m" (``normalise_phrase`` splits "6.5" into "6 5")."""
+    needle, hay = words(phrase), words(text)
+    n = len(needle)
+    return bool(n) and any(tuple(hay[i:i + n]) == tuple(needle) for i in range(len(hay) - n + 1))
 
 
 def mentions(text: str, phrase: str) -> bool:

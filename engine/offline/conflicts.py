@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.language.names import MONTH_WORDS
 from engine.language.quantities import canonical_unit, figures
-from engine.language.tokens import normalise_phrase
+from engine.language.tokens import holds_words
 from engine.offline.reader import Candidate
 from engine.results import Evidence, EvidenceMeta, Intent
 
@@ -70,9 +70,7 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
               and probability(c) >= best_p * (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named)
                                               else RIVAL_SHARE)
               and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
-              and normalise_phrase(c.text) != normalise_phrase(top.text)
-              and normalise_phrase(top.text) not in normalise_phrase(c.text)
-              and normalise_phrase(c.text) not in normalise_phrase(top.text)]
+              and not holds_words(c.text, top.text) and not holds_words(top.text, c.text)]
     if not rivals:
         return ranked, []
     best = top
@@ -99,7 +97,7 @@ def _said_of_subject(c: Candidate, top: Candidate, named: bool = True) -> bool:
         same = min(f.get("sent_overlap", 0.0), g.get("sent_overlap", 0.0)) >= SAME_THING_OVERLAP
     else:
         same = f.get("sent_subject", 0.0) >= 1.0 and g.get("sent_subject", 0.0) >= 1.0
-    return same and f.get("near", 0.0) > 0 and normalise_phrase(top.text) not in normalise_phrase(c.sentence.text)
+    return same and f.get("near", 0.0) > 0 and not holds_words(c.sentence.text, top.text)
 
 
 def _value_like(c: Candidate) -> bool:

@@ -8,7 +8,7 @@ from engine.language.citations import citations, strip_citations, with_citation
 from engine.language.codes import code_kind, codes_in, names
 from engine.language.quantities import canonical_unit, figures, numbers, units_agree, years
 from engine.language.sentences import abbreviations, split_sentences
-from engine.language.tokens import STOP_WORDS, content_words, mentions, normalise_phrase, stem, words
+from engine.language.tokens import STOP_WORDS, content_words, holds_words, mentions, normalise_phrase, stem, words
 
 pytestmark = pytest.mark.unit
 
@@ -30,6 +30,12 @@ def test_words_and_phrases_compare_without_case_or_punctuation():
     assert words("Don't cross the A-7 bridge [2].") == ["don't", "cross", "the", "a-7", "bridge"]
     assert normalise_phrase("Wheel-Axle  Nut!") == "wheel axle nut"
     assert mentions("the wheel axle nut is loose", "Wheel-Axle nut") and not mentions("axle nuts", "axle nut")
+
+
+def test_a_phrase_is_held_only_with_its_numbers_whole():
+    assert holds_words("The bolts take 6.5 N.m, the maker says.", "6.5 N.m")
+    assert not holds_words("The bolts take 6.5 N.m.", "5 N.m") and not holds_words("25 N.m", "5 N.m")
+    assert not holds_words("anything", "") and not holds_words("N.m 5", "5 N.m")
 
 
 def test_figures_carry_their_units_and_tolerances():

@@ -46,6 +46,15 @@ def test_figures_in_one_unit_are_rivals_and_in_two_units_are_not():
     assert _conflicts("42 kg", "45 min", kind="quantity") == []
 
 
+def test_a_figure_whose_digits_end_another_is_a_rival_not_the_same_value():
+    # "5 N.m" is not a part of "6.5 N.m" nor of "25 N.m": numbers are compared whole, with their decimals
+    assert _conflicts("6.5 N.m", "5 N.m", kind="quantity") == ["5 N.m"]
+    assert _conflicts("25 N.m", "5 N.m", kind="quantity") == ["5 N.m"]
+    assert _conflicts("5 N.m", "6.5 N.m", kind="quantity") == ["6.5 N.m"]
+    # the same value said with more words around it stays one value
+    assert _conflicts("6.5 N.m", "6.5 N.m, the maker's figure", kind="quantity") == []
+
+
 def _weighted(rival_features: dict[str, float], rival_sentence: str = "... 9 bar ...",
               top_subject: float = 1.0, named: bool = True, top_overlap: float = 0.8) -> list[str]:
     """A best value at P 0.9 and a rival in the same unit at P 0.3 from another source of equal standing."""
