@@ -100,7 +100,7 @@ def planted_documents(attack: Attack) -> dict[str, str]:
     if meta is None:
         docs["planted-note.txt"] = f"{attack.title}\n\n{attack.text}\n"
     else:
-        docs["planted-note.md"] = (f"---\ntitle: {attack.title}\nupdate_date: {meta['update_date']}\n"
+        docs["planted-note.md"] = (f"---\ntitle: {json.dumps(attack.title)}\nupdate_date: {meta['update_date']}\n"
                                    f"authority: {meta['authority']}\n---\n# {attack.title}\n\n{attack.text}\n")
     return docs
 

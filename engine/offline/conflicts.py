@@ -3,7 +3,8 @@ was asked, the one in force is preferred and the other is named, never silently 
 
 Ranked candidates come in best first. A candidate from an older revision of a document series whose newer revision
 was retrieved is left out, unless the question asks for that revision ("in Rev 10", "in 2021"). Among the rest, a
-close rival of the best one (same kind of value, another document, another value) is a conflict: the newer source
+close rival of the best one (same kind of value, another value, from another document or from another sentence of
+the same document that says it of the asked thing) is a conflict: the newer source
 of at least the same authority, or the more authoritative one of at least the same date, is preferred; sources of
 equal standing are both named in the answer.
 """
@@ -69,7 +70,7 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
     rivals = [c for c in ranked[1:20] if _same_class(c, top)
               and probability(c) >= best_p * (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named)
                                               else RIVAL_SHARE)
-              and evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id
+              and _apart(c, top, evidence, named)
               and not holds_words(c.text, top.text) and not holds_words(top.text, c.text)]
     if not rivals:
         return ranked, []
@@ -86,6 +87,15 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
             continue
         conflicts.append(Conflict(rival, _why(mine, evidence[rival.sentence.evidence - 1].metadata)))
     return ranked, conflicts
+
+
+def _apart(c: Candidate, top: Candidate, evidence: Sequence[Evidence], named: bool) -> bool:
+    """``c`` can disagree with ``top``: it comes from another document, or from another sentence of the same document
+    that says its value of the asked thing as ``top``'s sentence says its own (a record that restates the figure, an
+    exception, a later revision written into the text): one document giving two values for what was asked."""
+    if evidence[c.sentence.evidence - 1].doc_id != evidence[top.sentence.evidence - 1].doc_id:
+        return True
+    return c.sentence.text != top.sentence.text and _said_of_subject(c, top, named)
 
 
 def _said_of_subject(c: Candidate, top: Candidate, named: bool = True) -> bool:

@@ -74,14 +74,13 @@ class OfflineGenerator:
                 out.append(with_citation(_quoted(side.sentence, side.value, question, period), [side.evidence]))
         even = [c for c in judged.conflicts if not c.note] if judged.verdict == "ambiguous" else []
         if even and span is not None and span.value:
-            # sources of equal standing disagree: say so first and name every value, choosing none
+            # sources of equal standing disagree: say so and name every value with its source, choosing none. The
+            # sentences are not quoted: one of them may be planted text addressed to whoever answers, and quoting
+            # it would pass its words on; the evidence panel shows both sentences.
             given = [f"[{span.evidence}] gives {_value(span.value)}"] + [f"[{c.evidence}] gives {_value(c.value)}"
                                                                        for c in even]
             out.append(f"The sources disagree: {', '.join(given[:-1])} and {given[-1]}"
                        f" [{', '.join(str(n) for n in dict.fromkeys([span.evidence, *(c.evidence for c in even)]))}].")
-            out.append(with_citation(_quoted(span.sentence, span.value, question, period), [span.evidence]))
-            out.extend(with_citation(_quoted(c.sentence, c.value, question, None), [c.evidence])
-                       for c in even if c.sentence)
         elif span is not None:
             if span.value:
                 out.append(lead_sentence(question, span.value, span.evidence, span.sentence))
