@@ -84,3 +84,24 @@ def test_for_a_question_naming_nothing_both_sentences_must_hold_half_its_words()
     assert _weighted({"sent_overlap": 0.6, "near": 0.4}, named=False) == ["9 bar"]
     assert _weighted({"sent_overlap": 0.4, "near": 0.4}, named=False) == []
     assert _weighted({"sent_overlap": 0.6, "near": 0.4}, named=False, top_overlap=0.4) == []
+
+
+def _in_one_document(rival_features: dict[str, float], rival_sentence: str) -> list[str]:
+    """The best value and a rival from another sentence of the same document."""
+    evidence = [_evidence(1, "the whole card")]
+    features = {"sent_subject": 1.0, "near": 0.4, "sent_overlap": 0.8}
+    top = replace(_candidate("6.5 bar", "quantity", 1, 2.0), features=features)
+    sentence = Sentence(text=rival_sentence, evidence=1, kind="sentence", similarity=0.5, overlap=0.5)
+    rival = Candidate(text="9 bar", kind="quantity", sentence=sentence, start=4, end=9, score=-0.8,
+                      features=rival_features)
+    _, conflicts = resolve([top, rival], evidence, lambda c: 0.9 if c is top else 0.3)
+    return [c.rival.text for c in conflicts]
+
+
+def test_a_document_can_disagree_with_itself_about_the_asked_subject():
+    # an erratum or a record restating the figure, in another sentence of the same document, naming the subject
+    assert _in_one_document({"sent_subject": 1.0, "near": 0.4}, "Erratum: the relief valve opens at 9 bar.") == ["9 bar"]
+    # another figure of the same document that is not said of the subject is just another figure
+    assert _in_one_document({"sent_subject": 0.0, "near": 0.4}, "The feed pump delivers 9 bar.") == []
+    # the best value's own sentence is never its rival
+    assert _in_one_document({"sent_subject": 1.0, "near": 0.4}, "... 6.5 bar ...") == []
