@@ -179,18 +179,14 @@ def sentence_features(reading: QuestionReading, text: str, kind: str, similarity
     }
 
 
-_TOOL_SYNTAX = re.compile(r"[{\[]\s*\"[\w ]+\"\s*:|</?\w+>|\b\w+\(\s*\w+\s*=")
-"""JSON objects, markup tags and function-call syntax inside a sentence: a tool result or call, not a statement."""
-
-
 @lru_cache(maxsize=8192)
 def planted(sentence: str) -> bool:
     """A sentence that is never answer evidence: it addresses the reader, the model or the reviewer, carries
     instructions or tool-call syntax (see ``engine.reflection.injection``), or asks rather than states (a question,
     or a request such as "could you make sure the figure quoted is ...?", asserts no value)."""
-    from engine.reflection.injection import find_instructions
+    from engine.reflection.injection import borrowed_syntax, find_instructions
 
-    return (sentence.rstrip(" \t\"'’”)]").endswith("?") or bool(_TOOL_SYNTAX.search(sentence))
+    return (sentence.rstrip(" \t\"'’”)]").endswith("?") or borrowed_syntax(sentence) in ("tool syntax", "markup")
             or bool(find_instructions(sentence)))
 
 
