@@ -17,7 +17,6 @@ tools/train_reader.py) scores them.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
