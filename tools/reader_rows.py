@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from engine.language.question import read_question
-    from engine.offline.reader import SENTENCES, candidates, rank_sentences
+    from engine.offline.reader import SENTENCES, candidates
+    from engine.offline.sentences import rank_sentences
     from engine.offline.signals import question_signals
     from engine.embeddings import VectorCache
     from engine.results import Evidence, Intent

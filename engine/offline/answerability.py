@@ -19,7 +19,8 @@ import numpy as np
 from engine.language.question import VALUE_TYPES, QuestionReading, read_question
 from engine.offline.conflicts import current_only, resolve
 from engine.offline.model import packaged
-from engine.offline.reader import Candidate, candidates, rank_sentences
+from engine.offline.reader import Candidate, candidates
+from engine.offline.sentences import rank_sentences
 from engine.offline.selector import Selector, default_passage, default_selector, selector_features
 from engine.offline.signals import found_subjects, names_subject, question_signals
 from engine.periods import in_force

@@ -17,7 +17,7 @@ from engine.language.question import read_question
 from engine.language.sentences import split_sentences
 from engine.language.tokens import mentions
 from engine.offline.lead import lead_sentence
-from engine.offline.reader import rank_sentences
+from engine.offline.sentences import rank_sentences
 from engine.periods import about, asked_period, in_force
 from engine.results import Answerability, Evidence, Intent, Review
 

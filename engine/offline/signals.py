@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from engine.language.codes import codes_in, names
 from engine.language.question import QuestionReading
 from engine.language.tokens import mentions, normalise_phrase, stem, words
-from engine.offline.reader import Sentence
+from engine.offline.sentences import Sentence
 from engine.results import Evidence
 
 

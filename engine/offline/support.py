@@ -23,7 +23,7 @@ from engine.language.quantities import Figure, figures, located_figures, numbers
 from engine.language.tokens import content_words, words
 from engine.language.layout import evidence_units
 from engine.embeddings import TextEncoder as Embedder, VectorCache  # noqa: F401
-from engine.offline.reader import planted
+from engine.offline.sentences import planted
 from engine.results import Evidence
 
 SUPPORT_COVERAGE_WEIGHT = 0.6

@@ -9,7 +9,8 @@ from datetime import date
 import pytest
 
 from engine.offline.conflicts import resolve
-from engine.offline.reader import Candidate, Sentence
+from engine.offline.reader import Candidate
+from engine.offline.sentences import Sentence
 from engine.results import Evidence, EvidenceMeta
 
 pytestmark = pytest.mark.unit

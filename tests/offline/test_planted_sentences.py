@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.offline.reader import planted
+from engine.offline.sentences import planted
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,8 @@ import pytest
 from engine.language.question import read_question
 from engine.offline.answerability import ReaderAnswerability
 from engine.offline.generator import OfflineGenerator
-from engine.offline.reader import Sentence, candidates
+from engine.offline.reader import candidates
+from engine.offline.sentences import Sentence
 from engine.results import Evidence, EvidenceMeta, Intent
 
 pytestmark = pytest.mark.integration

@@ -65,7 +65,8 @@ def test_the_packaged_model_scores_the_answer_span_best(packaged, question, sent
 
 def test_the_reader_adds_span_features_and_each_best_span_as_a_candidate(packaged):
     from engine.language.question import read_question
-    from engine.offline.reader import SPAN_SENTENCES, candidates, rank_sentences
+    from engine.offline.reader import SPAN_SENTENCES, candidates
+    from engine.offline.sentences import rank_sentences
     from engine.embeddings import VectorCache
     from engine.results import Evidence
 
