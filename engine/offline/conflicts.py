@@ -70,8 +70,7 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
     rivals = [c for c in ranked[1:20] if _same_class(c, top)
               and probability(c) >= best_p * (SAID_OF_SUBJECT_SHARE if _said_of_subject(c, top, named)
                                               else RIVAL_SHARE)
-              and _apart(c, top, evidence, named)
-              and not holds_words(c.text, top.text) and not holds_words(top.text, c.text)]
+              and _apart(c, top, evidence, named) and not _one_value(c.text, top.text)]
     if not rivals:
         return ranked, []
     best = top
@@ -83,10 +82,21 @@ def resolve(ranked: list[Candidate], evidence: Sequence[Evidence], probability, 
     conflicts = []
     mine = evidence[best.sentence.evidence - 1].metadata
     for rival in [top, *rivals]:
-        if rival is best:
+        # each other value once, measured against the value chosen (which may have replaced the first best)
+        if (rival is best or _one_value(rival.text, best.text) or not _apart(rival, best, evidence, named)
+                or any(_one_value(rival.text, c.rival.text) for c in conflicts)):
             continue
         conflicts.append(Conflict(rival, _why(mine, evidence[rival.sentence.evidence - 1].metadata)))
     return ranked, conflicts
+
+
+def _one_value(a: str, b: str) -> bool:
+    """``a`` and ``b`` say one value: one holds the other's words, numbers whole ("6.5 N.m" and "6.5 N.m, the maker's
+    figure"), or they give the same figures in one unit ("1,250" and "1250"; "€46" and "EUR 46")."""
+    if holds_words(a, b) or holds_words(b, a):
+        return True
+    fa, fb = figures(a), figures(b)
+    return bool(fa) and [(f.value, canonical_unit(f.unit)) for f in fa] == [(f.value, canonical_unit(f.unit)) for f in fb]
 
 
 def _apart(c: Candidate, top: Candidate, evidence: Sequence[Evidence], named: bool) -> bool:

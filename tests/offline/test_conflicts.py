@@ -52,8 +52,10 @@ def test_a_figure_whose_digits_end_another_is_a_rival_not_the_same_value():
     assert _conflicts("6.5 N.m", "5 N.m", kind="quantity") == ["5 N.m"]
     assert _conflicts("25 N.m", "5 N.m", kind="quantity") == ["5 N.m"]
     assert _conflicts("5 N.m", "6.5 N.m", kind="quantity") == ["6.5 N.m"]
-    # the same value said with more words around it stays one value
+    # the same value said with more words around it, or written another way, stays one value
     assert _conflicts("6.5 N.m", "6.5 N.m, the maker's figure", kind="quantity") == []
+    assert _conflicts("1,250", "1250", kind="number") == []
+    assert _conflicts("€46", "EUR 46", kind="money") == []
 
 
 def _weighted(rival_features: dict[str, float], rival_sentence: str = "... 9 bar ...",
@@ -106,3 +108,15 @@ def test_a_document_can_disagree_with_itself_about_the_asked_subject():
     assert _in_one_document({"sent_subject": 0.0, "near": 0.4}, "The feed pump delivers 9 bar.") == []
     # the best value's own sentence is never its rival
     assert _in_one_document({"sent_subject": 1.0, "near": 0.4}, "... 6.5 bar ...") == []
+
+
+def test_the_value_in_force_is_not_listed_again_among_the_values_it_replaced():
+    old = Evidence(chunk_id="c1", doc_id="d1", knowledge_base="kb", text="2,288 kg", score=1.0,
+                   metadata=EvidenceMeta(title="Report 2023", update_date=date(2023, 6, 1), authority=3))
+    new = Evidence(chunk_id="c2", doc_id="d2", knowledge_base="kb", text="12.35 kg per seat", score=1.0,
+                   metadata=EvidenceMeta(title="Report 2024", update_date=date(2024, 6, 1), authority=3))
+    ranked = [_candidate("2,288 kg", "quantity", 1, 2.0), _candidate("12.35 kg per seat", "quantity", 2, 1.9),
+              _candidate("12.35 kg", "quantity", 2, 1.8)]
+    chosen, conflicts = resolve(ranked, [old, new], lambda c: 0.8)
+    assert chosen[0].text == "12.35 kg per seat"
+    assert [(c.rival.text, c.preferred_because) for c in conflicts] == [("2,288 kg", "newer")]
