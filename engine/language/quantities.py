@@ -34,7 +34,7 @@ def _unit_pattern() -> re.Pattern[str]:
     per = sorted(_table().get("per", {}).get("spellings", []), key=len, reverse=True)
     rate = "|".join(re.escape(p) for p in per) or "(?!)"
     return re.compile(
-        r"\s?(?:(?:US|U\.S\.|imperial|metric)\s+)?(%|°\s?[CF]|[A-Za-z][A-Za-z./°²³]{0,11}(?<![.]))"
+        r"\s?(?:(?:US|U\.S\.|imperial|metric)\s+)?(%|°\s?[CF]|[A-Za-z][A-Za-z./°²³·]{0,11}(?<![.·]))"
         rf"(?:\s*(?:/|\bper\s+|\ban?\s+)({rate})\b)?",
         re.IGNORECASE,
     )

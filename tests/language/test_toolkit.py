@@ -43,6 +43,8 @@ def test_figures_carry_their_units_and_tolerances():
     assert [(f.value, f.unit) for f in found if f.unit] == [(35.0, "psi"), (120.0, "kilometres"), (4.5, "%")]
     assert (2.0, "") in [(f.value, f.unit) for f in found]  # the tolerance is read without the unit
     assert canonical_unit("kilometres") == "km" and units_agree("km", "kilometre") and not units_agree("psi", "bar")
+    # a unit written with a middle dot is the same unit as with a full stop
+    assert [canonical_unit(f.unit) for f in figures("6.5 N·m and 6.5 N.m")] == ["n.m", "n.m"]
     assert numbers("two pumps and 3 valves", spelled=True) == {2.0, 3.0}
 
 
