@@ -54,7 +54,26 @@ def _sample() -> tuple[list[dict], list[dict]]:
     return [], questions  # the corpus is sample_docs, indexed by `python -m engine bootstrap`
 
 
-SETS = {"squad2": _squad2, "qa_dev": _qa_dev, "sample": _sample}
+def _questions(path: str) -> tuple[list[dict], list[dict]]:
+    """Any labelled question file, asked over the bases already in --data-dir; a question's group (the unit folds do
+    not split) is the document that holds its answer, else the document of its best hit, so that out-of-fold figures
+    are those of documents never fitted on."""
+    questions = [dict(json.loads(line)) for line in open(path)]
+    for q in questions:
+        q.setdefault("group", Path(path).stem)
+    return [], questions
+
+
+def _document_of(row: dict) -> str:
+    from tools.reader_rows import inside
+
+    evidence = row["evidence"]
+    holding = [e for e in evidence if row.get("answers") and inside(e["text"], row["answers"])]
+    best = (holding or evidence or [{"metadata": {}}])[0]["metadata"]
+    return best.get("file_name") or best.get("source") or "none"
+
+
+SETS = {"squad2": _squad2, "qa_dev": _qa_dev, "sample": _sample, "questions": None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--data-dir", default=None, help="keep the store here (default: a temporary folder)")
+    parser.add_argument("--questions", nargs="+", default=(),
+                        help="with the set 'questions': labelled JSONL files asked over every base of --data-dir")
     args = parser.parse_args(argv)
 
     from engine.config import load_settings
@@ -74,14 +95,21 @@ def main(argv: list[str] | None = None) -> int:
     from engine.retrieval import Retriever
     from engine.store import KnowledgeBaseStore
 
-    corpus, questions = SETS[args.set]()
+    if args.set == "questions":
+        if not args.questions or not args.data_dir:
+            parser.error("the set 'questions' needs --questions FILE ... and --data-dir STORE (an indexed store)")
+        corpus, questions = [], [q for path in args.questions for q in _questions(path)[1]]
+    else:
+        corpus, questions = SETS[args.set]()
     if args.limit:
         questions = questions[: args.limit]
     with tempfile.TemporaryDirectory(prefix="reader-data-") as tmp:
         data = Path(args.data_dir) if args.data_dir else Path(tmp)
         settings = load_settings(data_dir=data)
         store = KnowledgeBaseStore(settings)
-        if args.set == "sample":
+        if args.set == "questions":
+            bases = store.knowledge_base_names()
+        elif args.set == "sample":
             if not store.knowledge_base_names():
                 from engine.cli import main as cli
 
@@ -94,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             if rejected:
                 raise SystemExit(f"{len(rejected)} passages rejected, e.g. {rejected[0].name}: {rejected[0].reason}")
             print(f"indexed {len(corpus)} passages in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        if args.set != "sample":
+        if args.set not in ("sample", "questions"):
             bases = [EVAL_KB]
         perception = get_perception()
         retriever = Retriever(store)
@@ -109,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                 result = retriever.run(tasks, intent, strategy)
                 row = {**q, "intent": intent.model_dump(mode="json"),
                        "evidence": [e.model_dump(mode="json") for e in result.evidence]}
+                if args.set == "questions":  # folds by document: the one holding the answer, else the best hit's
+                    row["group"] = _document_of(row)
                 handle.write(json.dumps(row) + "\n")
                 if number % 200 == 0:
                     print(f"{number}/{len(questions)} {time.perf_counter() - started:.0f} s", file=sys.stderr)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from engine.language.codes import VERSION, codes_in, names
-from engine.language.layout import QUOTABLE, evidence_units
+from engine.language.layout import evidence_units, is_read
 from engine.language.names import MONTHS
 from engine.language.quantities import YEAR
 from engine.language.question import QuestionReading
@@ -53,12 +53,14 @@ def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vecto
     rows: list[tuple[str, int, str, str, int]] = []
     every: dict[str, None] = {}  # every unit's text, read once, for the one embedding call below
     for number, item in enumerate(evidence, start=1):
-        heading, position = "", 0
+        outline: list[str] = []  # the headings in force, outermost first
+        position = 0
         for unit in evidence_units(item.text):
             every[unit.text] = None
             if unit.kind == "heading":
-                heading = unit.text
-            if (unit.kind in QUOTABLE or unit.kind in ("long", "table")) and not planted(unit.text):
+                outline = _outline(outline, unit.text)
+            if is_read(unit) and not planted(unit.text):
+                heading = " ".join(outline) if unit.kind != "heading" else ""
                 if period is None or about(item, period, unit.text) is not False:
                     rows.append((unit.text, number, unit.kind, heading, position))
                 position += 1
@@ -92,6 +94,16 @@ def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vecto
                                score=score))
     scored.sort(key=lambda s: (-s.score, s.evidence))
     return [replace(s, rank=rank) for rank, s in enumerate(scored)]
+
+
+def _outline(outline: list[str], heading: str) -> list[str]:
+    """The headings in force after ``heading``. Flattened text keeps no heading levels, so a heading that carries a
+    number (a section number, a version, a date: "[2.1.0] - 2025-03-01", "4.2 Torque values") opens a section and
+    one without ("Added", "Notes") a part of the numbered section it stands in: a sentence under "[2.1.0] - ...
+    Added" is about release 2.1.0, and a question naming 2.1.0 keeps it."""
+    numbered = any(ch.isdigit() for ch in heading)
+    kept = [] if numbered else [h for h in outline if any(ch.isdigit() for ch in h)][-1:]
+    return kept + [heading]
 
 
 _TYPE_CUES = {

@@ -147,3 +147,11 @@ def test_a_long_table_run_is_not_cut_inside_brackets():
     units = [u.text for u in evidence_units(cells)]
     assert len(units) > 1
     assert not any(u.count("(") != u.count(")") for u in units), units
+
+
+def test_a_row_of_figures_is_a_table_row_whatever_capital_it_starts_with():
+    """A flattened statistics row starts with a capitalised label and has no function words: it is table data
+    (read for values), not a heading (never read)."""
+    row = "Nevada 4,210 12,775 9,304 611 802 0 3 1 0 0 0 0 12 5 0 0 0 0 0 0 0 27,702"
+    assert kinds(row) == [("table", f"{row}.")]
+    assert kinds("Totals by state") == [("heading", "Totals by state.")]
