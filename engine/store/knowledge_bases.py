@@ -24,7 +24,6 @@ import pyarrow.compute as pc
 from engine.config import Settings
 from engine.embeddings import AnyEmbedder, embedder_for
 from engine.errors import KnowledgeBaseError
-from engine.results import SearchFilters
 from engine.store.catalogue import (
     CATALOGUE_PREFIX, DELETING, DOC_COLUMNS, READY, WRITING, catalogue_schema, entries_from_chunks, in_list, infos,
     read_all, upsert, with_status,
@@ -37,14 +36,14 @@ from engine.store.maintenance import (
     FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue,
 )
 from engine.store.schema import (
-    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, SearchHit, check_doc_id, check_kb_name, chunk_schema, open_named,
+    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, check_doc_id, check_kb_name, chunk_schema, open_named,
     sql_literal,
 )
 from engine.store import sentences as sentence_rows
 from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
-from engine.store.search import LegMemo, Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
 from engine.store.retitle import check_title, retitled_rows
+from engine.store.reading import StoreReading
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -55,7 +54,7 @@ REFRESH_AFTER = 32
 """Index rebuilds after which the store reopens its LanceDB connection (releasing old index readers)."""
 
 
-class KnowledgeBaseStore:
+class KnowledgeBaseStore(StoreReading):
     """Add, list, search and delete documents in named knowledge bases."""
 
     def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
@@ -275,28 +274,6 @@ class KnowledgeBaseStore:
         where = f" in {kb!r}" if kb else ""
         raise KnowledgeBaseError(f"Document {doc_id!r} was not found{where}; run `python -m engine kb list` for ids.")
 
-    def title_index(self, kb: str) -> TitleIndex:
-        """The titles of ``kb``'s documents as names (see ``titles``), kept until its catalogue changes."""
-        table = self._find(kb)
-        if table is None:
-            return TitleIndex(())
-        catalogue = self._catalogue(kb, table)
-        version = catalogue.version
-        with self._vocabulary_lock:
-            cached = self._titles.get(kb)
-        if cached is None or cached[0] != version:
-            entries = self._entries(kb, table)
-            cached = (version, TitleIndex(zip(entries["doc_id"].to_pylist(), entries["title"].to_pylist())))
-            with self._vocabulary_lock:
-                self._titles[kb] = cached
-        return cached[1]
-
-    def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: np.ndarray, k: int) -> list[SearchHit]:
-        """The ``k`` chunks of these documents nearest to ``vector`` (a vector search filtered by ``doc_id``)."""
-        if not doc_ids:
-            return []
-        return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
-
     def sentence_vectors(self, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
         """The stored vectors of the sentences of these ``(kb, chunk_id)`` chunks, by sentence text (see
         engine/store/sentences.py)."""
@@ -308,35 +285,6 @@ class KnowledgeBaseStore:
             return 0
         where = f"doc_id = {sql_literal(check_doc_id(doc_id))}" if doc_id else None
         return table.count_rows(where)
-
-    def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None) -> Vocabulary:
-        """The words of one, several or all knowledge bases (bases that do not exist are skipped; ``known``: the
-        bases there are, when the caller has just listed them). Built from the keyword-indexed text on first use
-        and kept until the table's version changes."""
-        known = self.knowledge_base_names() if known is None else known
-        names = known if kb is None else [kb] if isinstance(kb, str) else list(kb)
-        parts, key = [], []
-        for name in (n for n in names if n in known):
-            table = self._find(name)
-            if table is None:
-                continue
-            version = table.version
-            with self._vocabulary_lock:
-                cached = self._vocabularies.get(name)
-            if cached is None or cached[0] != version:
-                rows = self._scan(table, ["search_text"])
-                cached = (version, Vocabulary.from_texts(rows["search_text"].to_pylist()))
-                with self._vocabulary_lock:
-                    self._vocabularies[name] = cached
-            parts.append(cached[1])
-            key.append((name, cached[0]))
-        if len(parts) < 2:
-            return parts[0] if parts else Vocabulary()
-        merged = self._merged
-        if merged is None or merged[0] != tuple(key):
-            merged = (tuple(key), Vocabulary.merge(parts))
-            self._merged = merged
-        return merged[1]
 
     # -- writing ------------------------------------------------------------
     def write_documents(self, kb: str, rows: Sequence[dict[str, Any]] | pa.Table,
@@ -493,65 +441,3 @@ class KnowledgeBaseStore:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
             self._titles.pop(kb, None)
         self._keyword_ready.pop(kb, None)
-
-    # -- searching ----------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        kb: str | Sequence[str] | None = None,
-        mode: str = "hybrid",
-        k: int = 10,
-        filters: SearchFilters | None = None,
-        vector: np.ndarray | None = None,
-    ) -> list[SearchHit]:
-        """Search one, several or all knowledge bases; results merged by score (best first)."""
-        if kb is None:
-            tables = self._present()
-        else:
-            tables = [self._open(name) for name in ([kb] if isinstance(kb, str) else list(kb))]
-        if not query or not query.strip():
-            return []
-        if mode in ("keyword", "hybrid"):
-            for table in tables:
-                self._keyword_index_ready(table.name[len(TABLE_PREFIX):], table)
-        if vector is None and mode in ("vector", "hybrid"):
-            vector = self.embedder.encode_one(query)
-        where = filter_sql(filters)
-        hits: list[SearchHit] = []
-        for outcome in run_searches([Search(table, mode, query, vector, k, where) for table in tables]):
-            if outcome.error is not None:
-                raise outcome.error
-            hits.extend(outcome.hits)
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return hits[:k]
-
-    def search_many(self, requests: Sequence[SearchRequest], memo: LegMemo | None = None) -> list[Outcome]:
-        """Several single-base searches at once (the retrieval tasks of one ask), in the order given.
-
-        A request that cannot run (a missing base, a bad filter) gets an outcome carrying its error; the others
-        still run. Identical requests run once. A blank query finds nothing. ``memo``: the rows of the ask's earlier
-        queries, read instead of querying again where they go deep enough (and kept for later ones)."""
-        outcomes: dict[int, Outcome] = {}
-        searches: dict[int, Search] = {}
-        tables: dict[str, Any] = {}
-        keyword_ready: set[str] = set()
-        for index, request in enumerate(requests):
-            if not request.query or not request.query.strip():
-                outcomes[index] = Outcome((), 0.0)
-                continue
-            try:
-                if request.kb not in tables:
-                    tables[request.kb] = self._open(request.kb)
-                table = tables[request.kb]
-                if request.mode in ("keyword", "hybrid") and request.kb not in keyword_ready:
-                    self._keyword_index_ready(request.kb, table)  # once per base and ask
-                    keyword_ready.add(request.kb)
-                vector = request.vector
-                if vector is None and request.mode in ("vector", "hybrid"):
-                    vector = self.embedder.encode_one(request.query)
-                searches[index] = Search(table, request.mode, request.query, vector, request.k,
-                                         filter_sql(request.filters), request.fetch_k)
-            except Exception as exc:  # noqa: BLE001 - kept with its request
-                outcomes[index] = Outcome((), 0.0, exc)
-        outcomes.update(zip(searches, run_searches(list(searches.values()), memo)))
-        return [outcomes[index] for index in range(len(requests))]

@@ -1,0 +1,136 @@
+"""The read side of a knowledge base store: searches (one base or several at once, the ask's retrieval tasks), the
+nearest chunks of given documents, and what is derived from a base and kept until it changes (its vocabulary, its
+titles as names). :class:`engine.store.knowledge_bases.KnowledgeBaseStore` is a :class:`StoreReading` and supplies
+the tables (``_find``, ``_open``, ``_present``, ``_catalogue``, ``_entries``, ``_scan``) and the keyword index
+(``_keyword_index_ready``) these read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.results import SearchFilters
+from engine.store.catalogue import in_list
+from engine.store.schema import TABLE_PREFIX, SearchHit, check_doc_id
+from engine.store.search import LegMemo, Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
+from engine.store.titles import TitleIndex
+from engine.store.vocabulary import Vocabulary
+
+
+class StoreReading:
+    """Searching a store's bases and the vocabulary and titles derived from them (see the module docstring)."""
+
+    def title_index(self, kb: str) -> TitleIndex:
+        """The titles of ``kb``'s documents as names (see ``titles``), kept until its catalogue changes."""
+        table = self._find(kb)
+        if table is None:
+            return TitleIndex(())
+        catalogue = self._catalogue(kb, table)
+        version = catalogue.version
+        with self._vocabulary_lock:
+            cached = self._titles.get(kb)
+        if cached is None or cached[0] != version:
+            entries = self._entries(kb, table)
+            cached = (version, TitleIndex(zip(entries["doc_id"].to_pylist(), entries["title"].to_pylist())))
+            with self._vocabulary_lock:
+                self._titles[kb] = cached
+        return cached[1]
+
+    def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: np.ndarray, k: int) -> list[SearchHit]:
+        """The ``k`` chunks of these documents nearest to ``vector`` (a vector search filtered by ``doc_id``)."""
+        if not doc_ids:
+            return []
+        return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
+
+    def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None) -> Vocabulary:
+        """The words of one, several or all knowledge bases (bases that do not exist are skipped; ``known``: the
+        bases there are, when the caller has just listed them). Built from the keyword-indexed text on first use
+        and kept until the table's version changes."""
+        known = self.knowledge_base_names() if known is None else known
+        names = known if kb is None else [kb] if isinstance(kb, str) else list(kb)
+        parts, key = [], []
+        for name in (n for n in names if n in known):
+            table = self._find(name)
+            if table is None:
+                continue
+            version = table.version
+            with self._vocabulary_lock:
+                cached = self._vocabularies.get(name)
+            if cached is None or cached[0] != version:
+                rows = self._scan(table, ["search_text"])
+                cached = (version, Vocabulary.from_texts(rows["search_text"].to_pylist()))
+                with self._vocabulary_lock:
+                    self._vocabularies[name] = cached
+            parts.append(cached[1])
+            key.append((name, cached[0]))
+        if len(parts) < 2:
+            return parts[0] if parts else Vocabulary()
+        merged = self._merged
+        if merged is None or merged[0] != tuple(key):
+            merged = (tuple(key), Vocabulary.merge(parts))
+            self._merged = merged
+        return merged[1]
+
+    def search(
+        self,
+        query: str,
+        kb: str | Sequence[str] | None = None,
+        mode: str = "hybrid",
+        k: int = 10,
+        filters: SearchFilters | None = None,
+        vector: np.ndarray | None = None,
+    ) -> list[SearchHit]:
+        """Search one, several or all knowledge bases; results merged by score (best first)."""
+        if kb is None:
+            tables = self._present()
+        else:
+            tables = [self._open(name) for name in ([kb] if isinstance(kb, str) else list(kb))]
+        if not query or not query.strip():
+            return []
+        if mode in ("keyword", "hybrid"):
+            for table in tables:
+                self._keyword_index_ready(table.name[len(TABLE_PREFIX):], table)
+        if vector is None and mode in ("vector", "hybrid"):
+            vector = self.embedder.encode_one(query)
+        where = filter_sql(filters)
+        hits: list[SearchHit] = []
+        for outcome in run_searches([Search(table, mode, query, vector, k, where) for table in tables]):
+            if outcome.error is not None:
+                raise outcome.error
+            hits.extend(outcome.hits)
+        hits.sort(key=lambda h: h.score, reverse=True)
+        return hits[:k]
+
+    def search_many(self, requests: Sequence[SearchRequest], memo: LegMemo | None = None) -> list[Outcome]:
+        """Several single-base searches at once (the retrieval tasks of one ask), in the order given.
+
+        A request that cannot run (a missing base, a bad filter) gets an outcome carrying its error; the others
+        still run. Identical requests run once. A blank query finds nothing. ``memo``: the rows of the ask's earlier
+        queries, read instead of querying again where they go deep enough (and kept for later ones)."""
+        outcomes: dict[int, Outcome] = {}
+        searches: dict[int, Search] = {}
+        tables: dict[str, Any] = {}
+        keyword_ready: set[str] = set()
+        for index, request in enumerate(requests):
+            if not request.query or not request.query.strip():
+                outcomes[index] = Outcome((), 0.0)
+                continue
+            try:
+                if request.kb not in tables:
+                    tables[request.kb] = self._open(request.kb)
+                table = tables[request.kb]
+                if request.mode in ("keyword", "hybrid") and request.kb not in keyword_ready:
+                    self._keyword_index_ready(request.kb, table)  # once per base and ask
+                    keyword_ready.add(request.kb)
+                vector = request.vector
+                if vector is None and request.mode in ("vector", "hybrid"):
+                    vector = self.embedder.encode_one(request.query)
+                searches[index] = Search(table, request.mode, request.query, vector, request.k,
+                                         filter_sql(request.filters), request.fetch_k)
+            except Exception as exc:  # noqa: BLE001 - kept with its request
+                outcomes[index] = Outcome((), 0.0, exc)
+        outcomes.update(zip(searches, run_searches(list(searches.values()), memo)))
+        return [outcomes[index] for index in range(len(requests))]
