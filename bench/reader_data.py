@@ -54,17 +54,15 @@ def _sample() -> tuple[list[dict], list[dict]]:
     return [], questions  # the corpus is sample_docs, indexed by `python -m engine bootstrap`
 
 
-def _questions(path: str) -> tuple[list[dict], list[dict]]:
-    """Any labelled question file, asked over the bases already in --data-dir; a question's group (the unit folds do
-    not split) is the document that holds its answer, else the document of its best hit, so that out-of-fold figures
-    are those of documents never fitted on."""
-    questions = [dict(json.loads(line)) for line in open(path)]
-    for q in questions:
-        q.setdefault("group", Path(path).stem)
-    return [], questions
+def _questions(paths: list[str]) -> list[dict]:
+    """Labelled question files, asked over the bases already in --data-dir. Each question's group (the unit folds
+    do not split) is set once its evidence is known: the document that holds its answer, else that of its best hit
+    (``_document_of``), so that out-of-fold figures are those of documents never fitted on."""
+    return [dict(json.loads(line)) for path in paths for line in open(path)]
 
 
 def _document_of(row: dict) -> str:
+    """The file name of the first evidence holding a gold answer, else of the best evidence."""
     from tools.reader_rows import inside
 
     evidence = row["evidence"]
@@ -73,7 +71,7 @@ def _document_of(row: dict) -> str:
     return best.get("file_name") or best.get("source") or "none"
 
 
-SETS = {"squad2": _squad2, "qa_dev": _qa_dev, "sample": _sample, "questions": None}
+SETS = {"squad2": _squad2, "qa_dev": _qa_dev, "sample": _sample, "questions": None}  # questions: --questions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.set == "questions":
         if not args.questions or not args.data_dir:
             parser.error("the set 'questions' needs --questions FILE ... and --data-dir STORE (an indexed store)")
-        corpus, questions = [], [q for path in args.questions for q in _questions(path)[1]]
+        corpus, questions = [], _questions(args.questions)
     else:
         corpus, questions = SETS[args.set]()
     if args.limit:

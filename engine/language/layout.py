@@ -175,7 +175,7 @@ def kind_of(text: str, piece: bool = False) -> str:
         return "table"  # a row of figures ("Ohio 9,338 34,878 31,817 ..."), whatever capitals it starts with
     if not ended and _headline(tokens) and not _measured(body):
         return "heading"
-    if _tabular(body) or (piece and _tabular(body, short=True) and not _LABEL_START.match(body)):
+    if _tabular(body):
         return "table"
     if piece and not ended and body.count("(") != body.count(")"):
         return "table"  # a cell cut in half when a flattened table was split
