@@ -171,8 +171,8 @@ def kind_of(text: str, piece: bool = False) -> str:
         return "record"
     tokens = body.split()
     ended = bool(re.search(r"[.!?]\)?$", body))
-    if _tabular(body, short=True) and not _LABEL_START.match(body):
-        return "table"  # a row of figures ("Ohio 9,338 34,878 31,817 ..."), whatever capitals it starts with
+    if _figures_row(tokens) and not _LABEL_START.match(body):
+        return "table"  # whatever capitals it starts with
     if not ended and _headline(tokens) and not _measured(body):
         return "heading"
     if _tabular(body):
@@ -180,6 +180,11 @@ def kind_of(text: str, piece: bool = False) -> str:
     if piece and not ended and body.count("(") != body.count(")"):
         return "table"  # a cell cut in half when a flattened table was split
     return "prose" if ended else "fragment"
+
+
+def _figures_row(tokens: list[str]) -> bool:
+    """A table row of figures ("Ohio 9,338 34,878 31,817 ..."): ten or more cells, most of them numbers."""
+    return len(tokens) >= 10 and sum(1 for t in tokens if any(ch.isdigit() for ch in t)) / len(tokens) >= 0.6
 
 
 def _measured(text: str) -> bool:

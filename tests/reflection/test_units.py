@@ -155,3 +155,5 @@ def test_a_row_of_figures_is_a_table_row_whatever_capital_it_starts_with():
     row = "Nevada 4,210 12,775 9,304 611 802 0 3 1 0 0 0 0 12 5 0 0 0 0 0 0 0 27,702"
     assert kinds(row) == [("table", f"{row}.")]
     assert kinds("Totals by state") == [("heading", "Totals by state.")]
+    banner = "NORTHWIND AIR - 2024 FLEET REPORT - ISSUE 2 - 3 MAR 2025 2024"  # capitals and a few figures: a banner, not a table row
+    assert kinds(banner)[0][0] != "table"
