@@ -130,8 +130,7 @@ class ReaderAnswerability:
         sides, probabilities, missing = [], [], []
         for entity in entities:
             others = [e for e in entities if e != entity]
-            # a heading states nothing of a side (the reader reads headings for the values they carry)
-            own = [c for c in ranked if c.sentence.kind != "heading" and names_subject(
+            own = [c for c in ranked if c.sentence.states and names_subject(
                 f"{c.sentence.text} {evidence[c.sentence.evidence - 1].metadata.title}", entity)]
             # sentences that name this side themselves, and not the others, first (stable: score order kept)
             own.sort(key=lambda c: (any(names_subject(c.sentence.text, o) for o in others),

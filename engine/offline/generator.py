@@ -112,8 +112,7 @@ class OfflineGenerator:
             if any(mentions(strip_citations(c), entity) for c in chosen + out):
                 continue
             others = [e for e in entities if e != entity]
-            # a heading states nothing of a side (the reader reads headings for the values they carry)
-            own = [s for s in ranked if s.kind != "heading" and (
+            own = [s for s in ranked if s.states and (
                 mentions(s.text, entity) or mentions(evidence[s.evidence - 1].metadata.title, entity))]
             alone = next((s for s in own if not any(mentions(s.text, o) for o in others)), None)
             pick = alone or (own[0] if own else None)

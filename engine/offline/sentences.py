@@ -37,6 +37,12 @@ class Sentence:
     features: Mapping[str, float] = field(default_factory=dict, repr=False, compare=False)
     score: float = 0.0
 
+    @property
+    def states(self) -> bool:
+        """Whether the unit says something of a subject: a heading is read for the values it carries (a release's
+        date), but names a section and states nothing of what is compared."""
+        return self.kind != "heading"
+
 
 
 def rank_sentences(reading: QuestionReading, evidence: Sequence[Evidence], vectors,
