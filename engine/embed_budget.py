@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import DocumentError
-from engine.store.sentences import embed_with_sentences
+from engine.store.sentences import embed_chunks
 
 FIRST_STEP = 16
 """Chunks of the first step: enough to measure the rate (about a second on two cores), little to waste."""
@@ -69,26 +69,25 @@ def _parts(start: int, end: int, reported: bool) -> list[tuple[int, int]]:
     return [(a, min(a + size, end)) for a in range(start, end, size)]
 
 
-def embed_within(embedder: Any, texts: Sequence[str], limit_s: float, chunk_texts: Sequence[str] | None = None,
+def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s: float, with_sentences: bool = False,
                  on_step: Callable[[int], None] | None = None) -> tuple[np.ndarray, list[Any] | None]:
-    """Vectors of ``texts`` (one file's chunks as embedded), and with ``chunk_texts`` each chunk's sentences and
-    their vectors (engine/store/sentences.py), within ``limit_s`` seconds; ``on_step(done)`` after each step."""
-    if not texts:
-        return np.zeros((0, 0), dtype=np.float32), [] if chunk_texts is not None else None
-    budget = EmbedBudget(limit_s, len(texts))
+    """Vectors of one file's chunks (``chunk_texts`` of the document titled ``title``), and with ``with_sentences``
+    each chunk's sentences and their vectors (engine/store/sentences.py ``embed_chunks``), within ``limit_s``
+    seconds; ``on_step(done)`` after each step."""
+    if not chunk_texts:
+        return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
+    budget = EmbedBudget(limit_s, len(chunk_texts))
     vectors: list[Any] = []
-    sentences: list[Any] | None = [] if chunk_texts is not None else None
-    for start, end in steps(len(texts)):
+    sentences: list[Any] | None = [] if with_sentences else None
+    for start, end in steps(len(chunk_texts)):
         for a, b in _parts(start, end, on_step is not None):
-            if sentences is None:
-                vectors.extend(embedder.encode(list(texts[a:b])))
-            else:  # one call: chunks and sentences embed side by side
-                part, their_sentences = embed_with_sentences(embedder, list(texts[a:b]), list(chunk_texts[a:b]))
-                vectors.extend(part)
-                sentences.extend(their_sentences)
+            part, their_sentences = embed_chunks(embedder, title, list(chunk_texts[a:b]), with_sentences)
+            vectors.extend(part)
+            if sentences is not None:
+                sentences.extend(their_sentences or [])
             if on_step is not None and b < end:
                 on_step(b)
         budget.check(end)
         if on_step is not None:
             on_step(end)
-    return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1), sentences
+    return np.asarray(vectors, dtype=np.float32).reshape(len(chunk_texts), -1), sentences

@@ -87,6 +87,18 @@ class Embedder:
             )
         return np.asarray(vectors, dtype=np.float32)
 
+    def encode_weighted(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``encode(texts)`` and each text's weight, the norm of the sum of its token vectors (see
+        ``OnnxEmbedder.encode_weighted``)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.float32)
+        with self._encode_lock:  # the transformer's token vectors, padding left out; the mean is pooled here
+            tokens = self._model.encode(list(texts), batch_size=self.batch_size, output_value="token_embeddings",
+                                        convert_to_numpy=True, show_progress_bar=False)
+        sums = np.stack([np.asarray(t, dtype=np.float32).sum(axis=0) for t in tokens])
+        norms = np.linalg.norm(sums, axis=1)
+        return sums / np.maximum(norms, 1e-12)[:, None], norms.astype(np.float32)
+
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 

@@ -20,8 +20,10 @@ import queue
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -46,6 +48,11 @@ FLUSH_SECONDS = 2.0
 finished within 2 s keeps a folder of small files from paying one commit each."""
 READ_AHEAD = 2
 """Files read ahead of the writer (each holds its parsed text: at most about 8 MB under the chunk cap)."""
+EMBED_AHEAD = 2
+"""Files of at most one embedding step embedded at once on helper threads, while the writer reads, chunks and
+commits. One file at a time left the cores idle between files (while the writer chunked the next file and
+committed groups, and while the last text of a file ran on one session with the other idle): on retrieval_dev's
+994 one-record files that was a fifth of the ingest's time (docs/benchmarks.md, "Ingest beside LlamaIndex")."""
 SAME_NAME = "The same file name appears twice in this batch."
 
 
@@ -114,6 +121,18 @@ class _Ready:
     sentences: list[Any] | None
 
 
+@dataclass
+class _Embedding:
+    """A file being embedded on a helper thread; ``steps``: its chunks embedded so far, after each step, not yet
+    reported."""
+
+    doc: SourceDoc
+    at: int
+    chunks: list[Chunk]
+    future: Future | None = None
+    steps: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
+
+
 def copy_of(doc_id: str, other: str) -> bool:
     """Whether ``other`` is ``doc_id`` or one of its keep-both copies."""
     return other == doc_id or re.fullmatch(re.escape(doc_id) + r"-\d+", other) is not None
@@ -133,6 +152,8 @@ class GroupWriter:
         # (the store decides again under the lock)
         self.known = store.document_hashes(kb)
         self.placed: list[tuple[int, FileResult]] = []  # results by their file's place in the input
+        self.embedding: deque[_Embedding] = deque()  # files on the helper threads, oldest first
+        self._helpers: ThreadPoolExecutor | None = None
 
     # -- one file at a time ---------------------------------------------------------------
     def decided(self, result: FileResult, at: int) -> None:
@@ -143,10 +164,21 @@ class GroupWriter:
 
     def finish(self) -> None:
         """The report lists every file in the order of the input, whenever each was decided."""
+        self.close()
         self.report.files[:] = [result for _, result in sorted(self.placed, key=lambda placed: placed[0])]
 
+    def close(self) -> None:
+        """Stop the helper threads (a file still embedding finishes first; nothing more is written)."""
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=True, cancel_futures=True)
+            self._helpers = None
+
     def add(self, doc: SourceDoc, at: int) -> None:
-        """Embed ``doc`` (unless it is decided without) and add it to the group; commit the group when it is due."""
+        """Embed ``doc`` (unless it is decided without) and add it to the group; commit the group when it is due. A
+        file of at most one embedding step is embedded on a helper thread (``EMBED_AHEAD``); it joins the group
+        when done (``settle``)."""
+        if any(e.doc.doc_id == doc.doc_id for e in self.embedding):
+            self.settle(0)  # an earlier file of this name is decided first
         if doc.doc_id in self.seen and self.on_conflict != "keep-both":
             status = "skipped" if self.on_conflict == "skip" else "rejected"
             self.decided(FileResult(doc.name, status, doc.doc_id, reason=SAME_NAME + (
@@ -162,18 +194,63 @@ class GroupWriter:
             return
         chunks = list(doc.embedded.chunks) if doc.embedded else chunk_document(doc, self.settings)
         if len(chunks) > EMBED_STEP and doc.embedded is None:
+            self.settle(0)
             self.flush()  # a file that takes more than a step to embed: what is finished lands first
         if self.on_step:
             self.on_step(IngestStep(doc.name, 0, len(chunks)))
+        if doc.embedded is None and len(chunks) <= EMBED_STEP:
+            self._embed_ahead(_Embedding(doc, at, chunks))
+            self.settle(EMBED_AHEAD - 1)
+            return
         try:
             ready = self._embedded(doc, at, chunks)
         except DocumentError as exc:
             self.decided(FileResult(doc.name, "rejected", doc.doc_id, reason=str(exc)), at)
             return
+        self._join(ready)
+
+    def _join(self, ready: _Ready) -> None:
         self.pending.append(ready)
         if self.since is None:
             self.since = time.monotonic()
         self.flush_if_due()
+
+    def _embed_ahead(self, entry: _Embedding) -> None:
+        if self._helpers is None:
+            self._helpers = ThreadPoolExecutor(EMBED_AHEAD, thread_name_prefix="ingest-embed")
+
+        doc = entry.doc  # on the helper thread, steps are only queued: the writer's thread reports them
+        entry.future = self._helpers.submit(embed_within, self.store.embedder, doc.metadata.title,
+                                            [c.text for c in entry.chunks], self.settings.max_embed_seconds_per_file,
+                                            self.settings.store_sentence_vectors,
+                                            entry.steps.put if self.on_step else None)
+        self.embedding.append(entry)
+
+    def settle(self, keep: int) -> None:
+        """Wait until at most ``keep`` files are still embedding; each finished one (oldest first) joins the group
+        or is rejected. Progress is reported, and groups that are due commit, while waiting (on this thread)."""
+        while len(self.embedding) > keep:
+            entry = self.embedding[0]
+            while not entry.future.done():
+                try:
+                    entry.future.exception(timeout=0.25)
+                except TimeoutError:
+                    pass
+                self._show(entry)
+                self.flush_if_due()
+            self.embedding.popleft()
+            self._show(entry)
+            try:
+                vectors, sentences = entry.future.result()
+            except DocumentError as exc:
+                self.decided(FileResult(entry.doc.name, "rejected", entry.doc.doc_id, reason=str(exc)), entry.at)
+                continue
+            texts = [with_identifier_tokens(search_text(entry.doc.metadata, c.text)) for c in entry.chunks]
+            self._join(_Ready(entry.doc, entry.at, entry.chunks, texts, vectors, sentences))
+
+    def _show(self, entry: _Embedding) -> None:
+        while self.on_step and not entry.steps.empty():
+            self.on_step(IngestStep(entry.doc.name, entry.steps.get(), len(entry.chunks)))
 
     def _without_embedding(self, doc: SourceDoc) -> FileResult | None:
         """The result of a file the base holds unchanged (or holds at all, under skip), or None: embed it."""
@@ -208,8 +285,8 @@ class GroupWriter:
                 self.on_step(IngestStep(doc.name, done, len(own)))
             self.flush_if_due()  # files finished earlier land while a large one embeds
 
-        vectors, sentences = embed_within(self.store.embedder, own, self.settings.max_embed_seconds_per_file,
-                                          [c.text for c in chunks] if wanted else None, step)
+        vectors, sentences = embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
+                                          self.settings.max_embed_seconds_per_file, wanted, step)
         return _Ready(doc, at, chunks, texts, vectors, sentences)
 
     # -- the group ----------------------------------------------------------------------
@@ -254,8 +331,9 @@ def write_all(writer: GroupWriter, outcomes: Iterator[tuple[int, SourceDoc | Eng
     ahead = ReadAhead(outcomes)
     try:
         while True:
-            got = ahead.next(FLUSH_SECONDS if writer.pending else None)
+            got = ahead.next(FLUSH_SECONDS if writer.pending or writer.embedding else None)
             if got is ReadAhead.WAITING:  # the reader is slow: what is finished lands meanwhile
+                writer.settle(0)
                 writer.flush()
                 continue
             if got is ReadAhead.END:
@@ -265,9 +343,11 @@ def write_all(writer: GroupWriter, outcomes: Iterator[tuple[int, SourceDoc | Eng
                 writer.decided(FileResult(names[at], "rejected", reason=str(outcome)), places[at])
             else:
                 writer.add(outcome, places[at])
+        writer.settle(0)
         writer.flush()
     finally:
         ahead.close()
+        writer.close()
     writer.finish()
 
 

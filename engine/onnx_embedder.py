@@ -35,8 +35,9 @@ from engine.fork_safe import ForkSafePool
 ONNX_BACKENDS = ("onnx", "onnx-int8")
 MODEL_FILE = "model.onnx"
 MANIFEST_FILE = "manifest.json"
-EXPORT_VERSION = 2
-"""Bump when the exported graph changes, so old cache folders are not reused."""
+EXPORT_VERSION = 3
+"""Bump when the exported graph changes, so old cache folders are not reused (3: the token sum's norm as a second
+output, the weight of a unit in its chunk's vector)."""
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 POOL_SESSIONS_MAX = 8
 """Calls of two texts or more run on a pool of sessions, one per core (at most this many; each holds its own copy of
@@ -104,17 +105,20 @@ def _export_fp32(model_dir: Path, target: Path) -> None:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, p=2, dim=1)
+            total = (hidden * mask).sum(1)
+            mean = total / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2, dim=1), total.norm(p=2, dim=1)
 
     sample = st.tokenizer(["an example sentence", "a second, longer example sentence"], padding=True,
                           return_tensors="pt")
     args = tuple(sample[name] for name in _INPUTS)
-    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS} | {"sentence_embedding": {0: "batch"}}
+    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS} | {"sentence_embedding": {0: "batch"},
+                                                                     "token_sum_norm": {0: "batch"}}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(Pooled(transformer).eval(), args, str(target), input_names=list(_INPUTS),
-                          output_names=["sentence_embedding"], dynamic_axes=axes, opset_version=17, dynamo=False)
+                          output_names=["sentence_embedding", "token_sum_norm"], dynamic_axes=axes, opset_version=17,
+                          dynamo=False)
 
 
 class _DropAdvice(logging.Filter):
@@ -222,7 +226,7 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(max_length=self.max_seq_length)
         self._tokenizer.no_padding()
         self._encode_lock = threading.Lock()
-        self.dim = int(self._run(self._tokenizer.encode_batch(["dimension probe"])).shape[1])
+        self.dim = int(self._run(self._tokenizer.encode_batch(["dimension probe"])).shape[1]) - 1
 
     def _open_session(self, stop_spinning: bool, threads: int = 0):
         ort = _require_onnxruntime()
@@ -245,6 +249,7 @@ class OnnxEmbedder:
             return self._pool
 
     def _run(self, encodings: list, session=None) -> np.ndarray:
+        """Vectors of ``encodings``, each row followed by its weight (see ``encode_weighted``)."""
         width = max(len(e.ids) for e in encodings)
         feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
         for row, enc in enumerate(encodings):
@@ -252,18 +257,26 @@ class OnnxEmbedder:
             feeds["input_ids"][row, :n] = enc.ids
             feeds["attention_mask"][row, :n] = enc.attention_mask
             feeds["token_type_ids"][row, :n] = enc.type_ids
-        return (session or self._session).run(None, feeds)[0]
+        vectors, weights = (session or self._session).run(None, feeds)
+        return np.concatenate([vectors, weights.reshape(-1, 1)], axis=1)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``; returns shape (len(texts), dim). One text runs on the model's own session (every core
         on that one text); more run side by side on the pool of one-thread sessions, longest first, in batches of
         similar token counts (one text per run with int8, see ``INT8_ROWS_PER_RUN``)."""
+        return self.encode_weighted(texts)[0]
+
+    def encode_weighted(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``encode(texts)``, and each text's weight: the norm of the sum of its token vectors before pooling (its
+        token count times the norm of their mean). The normalised sum of a chunk's units' vectors, each scaled by
+        its weight, is the mean of all their token vectors (engine/store/sentences.py)."""
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+            return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.float32)
         encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
         if len(encodings) == 1:
             with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
-                return self._run(encodings, self._session).astype(np.float32, copy=False)
+                out = self._run(encodings, self._session).astype(np.float32, copy=False)
+            return np.ascontiguousarray(out[:, :-1]), out[:, -1].copy()
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
         pool = self._pool_for_bulk()
@@ -271,7 +284,7 @@ class OnnxEmbedder:
         out = np.empty((len(encodings), results[0].shape[1]), dtype=np.float32)
         for rows, vectors in zip(runs, results):
             out[rows] = vectors
-        return out
+        return np.ascontiguousarray(out[:, :-1]), out[:, -1].copy()
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
@@ -285,7 +298,7 @@ class OnnxEmbedder:
         with self._beside_lock:
             if self._beside_session is None:
                 self._beside_session = self._open_session(stop_spinning=True, threads=1)
-            return self._run(encodings, self._beside_session)[0]
+            return self._run(encodings, self._beside_session)[0, :-1].astype(np.float32, copy=False)
 
 
 def _usable_cores() -> int:

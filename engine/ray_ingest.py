@@ -159,12 +159,12 @@ class EmbedChunks:
         for raw, texts_raw in zip(batch["outcome"], batch["texts"]):
             texts = pickle.loads(texts_raw)  # noqa: S301 - rows this module wrote
             if texts:
-                raw = pickle.dumps(self._embedded(pickle.loads(raw), texts),  # noqa: S301
+                raw = pickle.dumps(self._embedded(pickle.loads(raw)),  # noqa: S301
                                    protocol=pickle.HIGHEST_PROTOCOL)
             outcomes.append(raw)
         return {"index": batch["index"], "outcome": outcomes}
 
-    def _embedded(self, doc: SourceDoc, texts: list[str]) -> SourceDoc | EngineError:
+    def _embedded(self, doc: SourceDoc) -> SourceDoc | EngineError:
         if self.embedder is None:
             from engine.embeddings import embedder_for  # the store's own choice of model and backend
 
@@ -172,8 +172,8 @@ class EmbedChunks:
         chunks = doc.embedded.chunks
         wanted = self.settings.store_sentence_vectors  # the same sentences and vectors as the in-process ingest
         try:
-            vectors, sentences = embed_within(self.embedder, texts, self.settings.max_embed_seconds_per_file,
-                                              [c.text for c in chunks] if wanted else None)
+            vectors, sentences = embed_within(self.embedder, doc.metadata.title, [c.text for c in chunks],
+                                              self.settings.max_embed_seconds_per_file, wanted)
         except DocumentError as exc:
             return exc
         return _with(doc, chunks, vectors, sentences)

@@ -73,11 +73,11 @@ def test_progress_is_reported_inside_a_step_and_each_text_is_embedded_once():
     from engine.embed_budget import embed_within
 
     embedder, reported = CountingEmbedder(), []
-    vectors, _ = embed_within(embedder, [f"chunk {n}" for n in range(150)], 600, on_step=reported.append)
+    vectors, _ = embed_within(embedder, "", [f"chunk {n}" for n in range(150)], 600, on_step=reported.append)
     assert vectors.shape == (150, 3) and sum(embedder.calls) == 150
     assert reported == sorted(reported) and reported[-1] == 150
     assert [n for n in reported if n <= FIRST_STEP] == [4, 8, 12, 16]  # the first step of 16 moves four times
     assert len(reported) > len(steps(150))  # more often than once a step
     quiet = CountingEmbedder()
-    embed_within(quiet, [f"chunk {n}" for n in range(150)], 600)
+    embed_within(quiet, "", [f"chunk {n}" for n in range(150)], 600)
     assert quiet.calls == [b - a for a, b in steps(150)]  # without a listener, whole steps (no smaller calls)

@@ -194,3 +194,18 @@ def test_an_export_that_fails_in_its_child_process_says_what_to_do(tmp_path):
     with pytest.raises(ConfigError, match="failed .*check that the folder is writable"):
         onnx_embedder.export_in_child(tmp_path / "no-such-model", "onnx-int8", folder)
     assert not folder.exists()
+
+
+@pytest.mark.integration
+def test_a_texts_weight_is_the_norm_of_its_token_sum_on_both_backends():
+    """``encode_weighted``: the vectors of ``encode``, and per text its token count times the norm of the mean of its
+    token vectors, what pools units into a chunk's vector (tests/store/test_chunk_vectors.py)."""
+    onnx = embedder_for(load_settings())
+    torch_embedder = get_embedder(MODEL, 64)
+    vectors, weights = onnx.encode_weighted(TEXTS)
+    assert np.array_equal(vectors, onnx.encode(TEXTS)) and vectors.flags["C_CONTIGUOUS"]
+    torch_vectors, torch_weights = torch_embedder.encode_weighted(TEXTS)
+    assert np.allclose(torch_vectors, torch_embedder.encode(TEXTS), atol=1e-5)
+    assert np.allclose(weights, torch_weights, rtol=0.03), (weights, torch_weights)
+    assert weights[2] < weights[0] < weights[3]  # "refund policy" < a question < a long paragraph
+    assert onnx.encode_weighted([])[0].shape == (0, onnx.dim)

@@ -184,7 +184,7 @@ def kind_of(text: str, piece: bool = False) -> str:
 
 def _figures_row(tokens: list[str]) -> bool:
     """A table row of figures ("Ohio 9,338 34,878 31,817 ..."): ten or more cells, most of them numbers."""
-    return len(tokens) >= 10 and sum(1 for t in tokens if any(ch.isdigit() for ch in t)) / len(tokens) >= 0.6
+    return len(tokens) >= 10 and sum(1 for t in tokens if _has_digit(t)) / len(tokens) >= 0.6
 
 
 def _measured(text: str) -> bool:
@@ -204,13 +204,20 @@ def _headline(tokens: list[str]) -> bool:
     return capital / len(long_words) >= 0.6
 
 
+_FUNCTION_WORDS = frozenset(STOP_WORDS - {"us"})
+
+
+def _has_digit(token: str) -> bool:
+    return any(map(str.isdigit, token))
+
+
 def _tabular(body: str, short: bool = False) -> bool:
     """Many cells, few function words: a table flattened into one line (``short``: a piece of one)."""
     tokens = body.split()
     if len(tokens) < (10 if short else 22):
         return False
-    function = sum(1 for t in tokens if (t.islower() or short) and t.strip(".,;:()").lower() in STOP_WORDS - {"us"})
-    data = sum(1 for t in tokens if any(ch.isdigit() for ch in t) or (t.isupper() and len(t.strip("(),.;:")) > 1))
+    function = sum(1 for t in tokens if (t.islower() or short) and t.strip(".,;:()").lower() in _FUNCTION_WORDS)
+    data = sum(1 for t in tokens if _has_digit(t) or (t.isupper() and len(t.strip("(),.;:")) > 1))
     if short:
         return function / len(tokens) < 0.08 and data / len(tokens) > 0.25
     return function / len(tokens) < 0.15 and data / len(tokens) > 0.25

@@ -9,9 +9,11 @@ check. A sentence the check reads that is not among them (text cut to the contex
 newer version of the engine) is embedded as before. The vectors are the store's embedder's, the model the check
 uses too.
 
-Cost (docs/benchmarks.md, "Engine overhead per ask: searches at once, sentence vectors stored"): three to seven
-sentences per chunk, two to four times the bytes of the chunk table, and the ingest embeds about twice as much
-text. ``store_sentence_vectors`` turns it off; chunks written without them are read as before.
+A chunk's own vector is the mean of its units' vectors and its title's (``embed_chunks``), so the ingest embeds each
+word once, for the reader and for search alike. Cost (docs/benchmarks.md, "Engine overhead per ask: searches at
+once, sentence vectors stored"): three to seven sentences per chunk, two to four times the bytes of the chunk table.
+``store_sentence_vectors`` turns storing them off (the chunk vectors are the same); chunks written without them are
+read as before.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.language.layout import evidence_units, read_sentences
 from engine.store.catalogue import in_list
 from engine.store.commits import retry_conflicts
 from engine.store.maintenance import maintain_sentences
@@ -31,8 +34,6 @@ from engine.store.schema import check_kb_name, open_named, sql_literal
 from engine.store.search import read_rows, run_all
 
 log = logging.getLogger(__name__)
-
-from engine.language.layout import read_sentences
 
 SENTENCE_PREFIX = "sv_"
 SENTENCES = "sentences"
@@ -50,22 +51,44 @@ def sentence_schema(dim: int) -> pa.Schema:
                       *sentence_fields(dim)])
 
 
-def embed_sentences(embedder: Any, texts: Sequence[str]) -> list[tuple[tuple[str, ...], np.ndarray]]:
-    """Per chunk text: its sentences and their vectors (each distinct sentence of the batch embedded once)."""
-    return embed_with_sentences(embedder, (), texts)[1]
+def chunk_units(title: str, chunk_text: str) -> tuple[str, ...]:
+    """What a chunk's vector is the mean of: its document's title and each unit of its text (sentences, list
+    items, table rows, headings, questions, code: engine/language/layout.py), in order."""
+    units = [u.text for u in evidence_units(chunk_text)] or [chunk_text.strip()]
+    head = (title or "").strip()
+    return tuple(u for u in ([head] if head else []) + units if u) or (f"{title}\n{chunk_text}",)
 
 
-def embed_with_sentences(embedder: Any, texts: Sequence[str], chunk_texts: Sequence[str]
-                         ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]]]:
-    """The vectors of ``texts`` (chunks as embedded), and per chunk text its sentences and their vectors, from one
-    call to the embedder: each distinct text is embedded once, and the embedder runs chunks and sentences side by
-    side (a file of one chunk otherwise left all but one core idle while its chunk embedded)."""
-    per_chunk = [read_sentences(text) for text in chunk_texts]
-    distinct = list(dict.fromkeys([*texts, *(s for sentences in per_chunk for s in sentences)]))
-    vectors = np.asarray(embedder.encode(distinct), dtype=np.float32) if distinct else np.zeros((0, 0), np.float32)
+def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True
+                 ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
+    """Vectors of one document's chunks, and (``with_sentences``) per chunk its read sentences and their vectors,
+    from one call to the embedder, each distinct text embedded once.
+
+    A chunk's vector is pooled from its units and its title (``chunk_units``) instead of embedding its text whole:
+    the units are embedded for the reader anyway, so the ingest reads each word once, not twice. Each unit counts
+    by its weight, the norm of the sum of its token vectors (``encode_weighted``), so the chunk's vector is the
+    mean of all its units' token vectors: the model's own mean pooling over the chunk, but with each unit read on
+    its own. On retrieval_dev that keeps recall@10 of hybrid search and costs vector search 0.005 of recall@10
+    (docs/benchmarks.md, "Ingest beside LlamaIndex"). An embedder without weights counts each unit once.
+    """
+    units = [chunk_units(title, text) for text in chunk_texts]
+    read = [read_sentences(text) for text in chunk_texts] if with_sentences else None
+    distinct = list(dict.fromkeys([*(u for parts in units for u in parts),
+                                   *(s for sentences in read or () for s in sentences)]))
+    if not distinct:
+        return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
+    weighted = getattr(embedder, "encode_weighted", None)
+    if weighted is not None:
+        vectors, weights = weighted(distinct)
+    else:
+        vectors, weights = embedder.encode(distinct), np.ones(len(distinct), dtype=np.float32)
+    vectors = np.asarray(vectors, dtype=np.float32)
     row_of = {text: i for i, text in enumerate(distinct)}
-    return (vectors[[row_of[t] for t in texts]],
-            [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in per_chunk])
+    sums = np.stack([weights[rows] @ vectors[rows] for rows in ([row_of[u] for u in parts] for parts in units)])
+    pooled = (sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+    if read is None:
+        return pooled, None
+    return pooled, [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in read]
 
 
 def columns(embedded: Sequence[tuple[Sequence[str], np.ndarray]], dim: int) -> dict[str, pa.Array]:

@@ -1,0 +1,93 @@
+"""A chunk's vector is pooled from its units' vectors (each unit embedded once, for the reader and for search), and
+files embedded ahead on helper threads give the rows of one-at-a-time embedding."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine.ingest_writer as ingest_writer
+from engine.ingest import Ingestor
+from engine.language.layout import read_sentences
+from engine.store.sentences import chunk_units, embed_chunks
+from tests import helpers
+
+
+class WeightedEmbedder:
+    """Deterministic unit vectors and weights per text; records every text it is asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        rng = np.random.default_rng(sum(map(ord, text)) + len(text))
+        vector = rng.normal(size=8).astype(np.float32)
+        return vector / np.linalg.norm(vector)
+
+    def encode(self, texts):
+        return self.encode_weighted(texts)[0]
+
+    def encode_weighted(self, texts):
+        self.asked.extend(texts)
+        return (np.stack([self._vector(t) for t in texts]),
+                np.array([float(len(t.split())) for t in texts], dtype=np.float32))
+
+
+CHUNKS = ["The pump delivers 12 L/min at 3000 psi. Check the case drain every 600 FH. Is the filter clogged?",
+          "Check the case drain every 600 FH. Replace the filter when its indicator pops."]
+
+
+@pytest.mark.unit
+def test_a_chunk_vector_is_the_weighted_mean_of_its_title_and_units():
+    embedder = WeightedEmbedder()
+    vectors, sentences = embed_chunks(embedder, "Hydraulic pump", CHUNKS)
+    assert len(embedder.asked) == len(set(embedder.asked)), "each distinct text is embedded once"
+    assert "Check the case drain every 600 FH." in embedder.asked  # shared by both chunks, asked once
+    for chunk, vector in zip(CHUNKS, vectors):
+        units = chunk_units("Hydraulic pump", chunk)
+        assert units[0] == "Hydraulic pump"
+        fresh, weights = WeightedEmbedder().encode_weighted(list(units))
+        expected = weights @ fresh
+        assert np.allclose(vector, expected / np.linalg.norm(expected), atol=1e-6)
+    assert [s for s, _ in sentences] == [read_sentences(c) for c in CHUNKS]
+    assert "Is the filter clogged?" in chunk_units("", CHUNKS[0]) and "Is the filter clogged?" not in sentences[0][0]
+
+
+@pytest.mark.unit
+def test_without_weights_each_unit_counts_once_and_sentences_can_be_left_out():
+    class Plain(WeightedEmbedder):
+        encode_weighted = None
+
+        def encode(self, texts):
+            return WeightedEmbedder.encode_weighted(self, texts)[0]
+
+    vectors, sentences = embed_chunks(Plain(), "", CHUNKS[1:], with_sentences=False)
+    units = chunk_units("", CHUNKS[1])
+    mean = WeightedEmbedder().encode_weighted(list(units))[0].sum(axis=0)
+    assert sentences is None and np.allclose(vectors[0], mean / np.linalg.norm(mean), atol=1e-6)
+
+
+@pytest.mark.integration
+def test_a_pooled_vector_stays_close_to_the_whole_text_embedded_at_once(store):
+    text = ("Measure the wear pin with the parking brake set. The brake is serviceable while the pin protrudes at "
+            "least 1.0 mm. Replace the brake when the pin is flush with the housing.")
+    pooled, _ = embed_chunks(store.embedder, "Brake wear pin check", [text])
+    whole = store.embedder.encode([f"Brake wear pin check\n{text}"])[0]
+    assert float(pooled[0] @ whole) > 0.9
+
+
+@pytest.mark.integration
+def test_files_embedded_ahead_give_the_rows_of_files_embedded_one_at_a_time(tmp_path, settings, monkeypatch):
+    from engine.store import KnowledgeBaseStore
+
+    helpers.write_corpus(tmp_path / "docs")
+    rows = {}
+    for ahead in (1, 2):
+        monkeypatch.setattr(ingest_writer, "EMBED_AHEAD", ahead)
+        store = KnowledgeBaseStore(settings.model_copy(update={"data_dir": tmp_path / f"data{ahead}"}))
+        report = Ingestor(store).ingest_paths([tmp_path / "docs"], "manuals")
+        table = store._open("manuals").to_arrow().sort_by("chunk_id")
+        rows[ahead] = (sorted((f.name, f.status, f.chunks) for f in report.files),
+                       table["chunk_id"].to_pylist(), np.stack(table["vector"].to_numpy(zero_copy_only=False)))
+    assert rows[1][0] == rows[2][0] and rows[1][1] == rows[2][1]
+    assert np.array_equal(rows[1][2], rows[2][2]), "a vector does not depend on what was embedded beside it"
