@@ -1,13 +1,15 @@
 """Time ``make run`` on a fresh clone until its first page is drawn in headless Chromium.
 
     python bench/measure_startup.py [--repo .] [--dest /tmp/fresh] [--cold-model] [--after-page 0]
+                                    [--until-indexed]
 
 Clones ``--repo`` into ``--dest`` (removed first), runs ``make run PORT=<free port>`` there and polls
 the app until a page has finished its script run and shows its title (the same test the browser
 tests use). It prints, in seconds from the start of ``make run``: when the virtualenv was installed
 (the stamp file appears), when the server answered its health check, and when the first page was
 drawn; with ``--after-page N`` it keeps the page open N more seconds and reports what the page said
-about indexing then. ``--cold-model`` removes the exported ONNX model from the shared model cache
+about indexing then; with ``--until-indexed`` it keeps the page open until the start-up indexing's progress box
+is gone (every sample document indexed) and reports when. ``--cold-model`` removes the exported ONNX model from the shared model cache
 first, so the export is timed too. The pip cache is left as it is (a fresh clone on a developer's
 machine has one). The server's process group is stopped at the end.
 """
@@ -32,6 +34,8 @@ if str(ROOT) not in sys.path:
 from bench.app_server import free_port, launch_chromium  # noqa: E402
 
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+INDEXING_BOX = '[class*="st-key-bootstrap"]'
+"""The start-up indexing's progress box (components/bootstrap_view.py), on every page while it runs."""
 FIRST_PAGE = ("() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
               " return app && app.getAttribute('data-test-script-state') === 'notRunning'"
               " && document.querySelector('[data-testid=\"stMainBlockContainer\"] h1'); }")
@@ -45,7 +49,7 @@ def healthy(url: str) -> bool:
         return False
 
 
-def measure(repo: Path, dest: Path, timeout: float, after_page: float) -> dict:
+def measure(repo: Path, dest: Path, timeout: float, after_page: float, until_indexed: bool = False) -> dict:
     shutil.rmtree(dest, ignore_errors=True)
     subprocess.run(["git", "clone", "--quiet", str(repo), str(dest)], check=True)
     port = free_port()
@@ -57,6 +61,8 @@ def measure(repo: Path, dest: Path, timeout: float, after_page: float) -> dict:
     process = subprocess.Popen(["make", "run", f"PORT={port}"], cwd=dest, env=env, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
     times: dict[str, float | None] = {"installed": None, "healthy": None, "first_page": None}
+    if until_indexed:
+        times["indexed"] = None
     note = ""
     try:
         from playwright.sync_api import sync_playwright
@@ -83,6 +89,11 @@ def measure(repo: Path, dest: Path, timeout: float, after_page: float) -> dict:
                     continue
                 times["first_page"] = time.monotonic() - started
                 break
+            while until_indexed and times["first_page"] is not None and time.monotonic() - started < timeout:
+                if page.locator(INDEXING_BOX).count() == 0 and page.evaluate(FIRST_PAGE):
+                    times["indexed"] = time.monotonic() - started
+                    break
+                time.sleep(0.5)
             if times["first_page"] is not None and after_page > 0:
                 time.sleep(after_page)
                 note = page.locator('[data-testid="stSidebarContent"]').inner_text()[-600:]
@@ -107,13 +118,15 @@ def main() -> int:
     parser.add_argument("--dest", default="/tmp/fresh", help="where to clone it (removed first)")
     parser.add_argument("--timeout", type=float, default=900.0, help="give up after this many seconds")
     parser.add_argument("--after-page", type=float, default=0.0, help="seconds to stay on the page afterwards")
+    parser.add_argument("--until-indexed", action="store_true",
+                        help="stay on the page until the sample documents are indexed, and report when")
     parser.add_argument("--cold-model", action="store_true",
                         help="remove the shared exported embedding model first, so the export is timed too")
     args = parser.parse_args()
     if args.cold_model:
         cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "reflective-rag-workbench"
         shutil.rmtree(cache, ignore_errors=True)
-    result = measure(Path(args.repo), Path(args.dest), args.timeout, args.after_page)
+    result = measure(Path(args.repo), Path(args.dest), args.timeout, args.after_page, args.until_indexed)
     print(json.dumps(result, indent=1))
     return 0 if result["seconds"]["first_page"] is not None else 1
 

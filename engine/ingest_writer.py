@@ -223,7 +223,8 @@ class GroupWriter:
         entry.future = self._helpers.submit(embed_within, self.store.embedder, doc.metadata.title,
                                             [c.text for c in entry.chunks], self.settings.max_embed_seconds_per_file,
                                             self.settings.store_sentence_vectors,
-                                            entry.steps.put if self.on_step else None)
+                                            entry.steps.put if self.on_step else None,
+                                            self.settings.chunk_vectors == "whole")
         self.embedding.append(entry)
 
     def settle(self, keep: int) -> None:
@@ -286,7 +287,8 @@ class GroupWriter:
             self.flush_if_due()  # files finished earlier land while a large one embeds
 
         vectors, sentences = embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
-                                          self.settings.max_embed_seconds_per_file, wanted, step)
+                                          self.settings.max_embed_seconds_per_file, wanted, step,
+                                          self.settings.chunk_vectors == "whole")
         return _Ready(doc, at, chunks, texts, vectors, sentences)
 
     # -- the group ----------------------------------------------------------------------

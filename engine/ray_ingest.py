@@ -173,7 +173,8 @@ class EmbedChunks:
         wanted = self.settings.store_sentence_vectors  # the same sentences and vectors as the in-process ingest
         try:
             vectors, sentences = embed_within(self.embedder, doc.metadata.title, [c.text for c in chunks],
-                                              self.settings.max_embed_seconds_per_file, wanted)
+                                              self.settings.max_embed_seconds_per_file, wanted,
+                                              whole=self.settings.chunk_vectors == "whole")
         except DocumentError as exc:
             return exc
         return _with(doc, chunks, vectors, sentences)

@@ -59,8 +59,8 @@ def chunk_units(title: str, chunk_text: str) -> tuple[str, ...]:
     return tuple(u for u in ([head] if head else []) + units if u) or (f"{title}\n{chunk_text}",)
 
 
-def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True
-                 ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
+def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True,
+                 whole: bool = False) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
     """Vectors of one document's chunks, and (``with_sentences``) per chunk its read sentences and their vectors,
     from one call to the embedder, each distinct text embedded once.
 
@@ -69,9 +69,10 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     by its weight, the norm of the sum of its token vectors (``encode_weighted``), so the chunk's vector is the
     mean of all its units' token vectors: the model's own mean pooling over the chunk, but with each unit read on
     its own. On retrieval_dev that keeps recall@10 of hybrid search and costs vector search 0.005 of recall@10
-    (docs/benchmarks.md, "Ingest beside LlamaIndex"). An embedder without weights counts each unit once.
+    (docs/benchmarks.md, "Ingest beside LlamaIndex"). An embedder without weights counts each unit once. With
+    ``whole`` (the ``chunk_vectors`` setting), each chunk's text is embedded whole instead, after its title.
     """
-    units = [chunk_units(title, text) for text in chunk_texts]
+    units = [(f"{title}\n{text}",) if whole else chunk_units(title, text) for text in chunk_texts]
     read = [read_sentences(text) for text in chunk_texts] if with_sentences else None
     distinct = list(dict.fromkeys([*(u for parts in units for u in parts),
                                    *(s for sentences in read or () for s in sentences)]))

@@ -91,3 +91,19 @@ def test_files_embedded_ahead_give_the_rows_of_files_embedded_one_at_a_time(tmp_
                        table["chunk_id"].to_pylist(), np.stack(table["vector"].to_numpy(zero_copy_only=False)))
     assert rows[1][0] == rows[2][0] and rows[1][1] == rows[2][1]
     assert np.array_equal(rows[1][2], rows[2][2]), "a vector does not depend on what was embedded beside it"
+
+
+@pytest.mark.integration
+def test_whole_chunk_vectors_are_the_chunk_text_embedded_after_its_title(tmp_path, settings):
+    """``chunk_vectors = "whole"``: each chunk's own text is embedded (the sentences still come with it)."""
+    from engine.store import KnowledgeBaseStore
+
+    helpers.write_corpus(tmp_path / "docs")
+    store = KnowledgeBaseStore(settings.model_copy(update={"chunk_vectors": "whole"}))
+    Ingestor(store).ingest_paths([tmp_path / "docs" / "brake-wear.md"], "manuals")
+    table = store._open("manuals").to_arrow()
+    texts = [f"{title}\n{text}" for title, text in zip(table["title"].to_pylist(), table["text"].to_pylist())]
+    stored = np.stack(table["vector"].to_numpy(zero_copy_only=False))
+    assert np.allclose(stored, store.embedder.encode(texts), atol=1e-5)
+    pooled, _ = embed_chunks(store.embedder, table["title"][0].as_py(), table["text"].to_pylist())
+    assert not np.allclose(stored, pooled, atol=1e-3), "the default pools instead"
