@@ -131,16 +131,18 @@ class Settings(BaseSettings):
     )
     store_sentence_vectors: bool = Field(
         default=True,
-        description="WORKBENCH_STORE_SENTENCE_VECTORS: store the vectors of each chunk's sentences (embedded at "
-        "ingest either way, see chunk_vectors), so an ask embeds only its question (0.6-1.1 GB per 100k chunks; "
-        "docs/benchmarks.md). Off: the answerability check embeds evidence sentences per ask.",
+        description="WORKBENCH_STORE_SENTENCE_VECTORS: embed each chunk's sentences at ingest and store their "
+        "vectors, so an ask embeds only its question (0.6-1.1 GB per 100k chunks and, with chunk_vectors 'whole', "
+        "twice the ingest embedding time; docs/benchmarks.md). Off: the answerability check embeds evidence "
+        "sentences per ask.",
     )
-    chunk_vectors: Literal["pooled", "whole"] = Field(
-        default="pooled",
-        description="WORKBENCH_CHUNK_VECTORS: 'pooled' (a chunk's vector is pooled from its sentences' vectors, so "
-        "each word is embedded once) or 'whole' (each chunk's text is embedded whole as well: about twice the "
-        "ingest time; on retrieval_dev the same recall@10 and 0.011 more nDCG@10 with hybrid search). "
-        "docs/benchmarks.md, 'Ingest beside LlamaIndex'. Applies to what is ingested after the change.",
+    chunk_vectors: Literal["whole", "pooled"] = Field(
+        default="whole",
+        description="WORKBENCH_CHUNK_VECTORS: 'whole' (each chunk's text is embedded whole, besides its sentences) "
+        "or 'pooled' (a chunk's vector is pooled from its sentences' vectors, so each word is embedded once: the "
+        "ingest about twice as fast, with the same recall@10 of hybrid search on retrieval_dev but 0.03 less "
+        "nDCG@10 for the pipeline's own retrieval, and fewer multi-hop answers right). docs/benchmarks.md, "
+        "'Ingest beside LlamaIndex'. Applies to what is ingested after the change.",
     )
     # -- where the LanceDB store lives ---------------------------------------------------------------------
     store_uri: str | None = Field(

@@ -9,11 +9,11 @@ check. A sentence the check reads that is not among them (text cut to the contex
 newer version of the engine) is embedded as before. The vectors are the store's embedder's, the model the check
 uses too.
 
-A chunk's own vector is the mean of its units' vectors and its title's (``embed_chunks``), so the ingest embeds each
-word once, for the reader and for search alike. Cost (docs/benchmarks.md, "Engine overhead per ask: searches at
-once, sentence vectors stored"): three to seven sentences per chunk, two to four times the bytes of the chunk table.
-``store_sentence_vectors`` turns storing them off (the chunk vectors are the same); chunks written without them are
-read as before.
+Cost (docs/benchmarks.md, "Engine overhead per ask: searches at once, sentence vectors stored"): three to seven
+sentences per chunk, two to four times the bytes of the chunk table, and, with chunk vectors embedded whole (the
+default), about twice the ingest's embedding; with ``chunk_vectors = "pooled"`` a chunk's own vector is pooled from
+its units' vectors (``embed_chunks``), so each word is embedded once. ``store_sentence_vectors`` turns storing them
+off (the chunk vectors are the same); chunks written without them are read as before.
 """
 
 from __future__ import annotations
@@ -60,17 +60,17 @@ def chunk_units(title: str, chunk_text: str) -> tuple[str, ...]:
 
 
 def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True,
-                 whole: bool = False) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
+                 whole: bool = True) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
     """Vectors of one document's chunks, and (``with_sentences``) per chunk its read sentences and their vectors,
     from one call to the embedder, each distinct text embedded once.
 
-    A chunk's vector is pooled from its units and its title (``chunk_units``) instead of embedding its text whole:
-    the units are embedded for the reader anyway, so the ingest reads each word once, not twice. Each unit counts
-    by its weight, the norm of the sum of its token vectors (``encode_weighted``), so the chunk's vector is the
-    mean of all its units' token vectors: the model's own mean pooling over the chunk, but with each unit read on
-    its own. On retrieval_dev that keeps recall@10 of hybrid search and costs vector search 0.005 of recall@10
-    (docs/benchmarks.md, "Ingest beside LlamaIndex"). An embedder without weights counts each unit once. With
-    ``whole`` (the ``chunk_vectors`` setting), each chunk's text is embedded whole instead, after its title.
+    ``whole`` (the default of the ``chunk_vectors`` setting): a chunk's vector is its text embedded whole, after
+    its title. Otherwise ("pooled") it is pooled from its units and its title (``chunk_units``), which are embedded
+    anyway, so the ingest reads each word once, not twice: each unit counts by its weight, the norm of the sum of
+    its token vectors (``encode_weighted``), so the chunk's vector is the mean of all its units' token vectors, the
+    model's own mean pooling over the chunk but with each unit read on its own (an embedder without weights counts
+    each unit once). Pooled, the ingest of retrieval_dev is about twice as fast with the same recall@10 of hybrid
+    search, but the pipeline's retrieval loses 0.03 of nDCG@10 (docs/benchmarks.md, "Ingest beside LlamaIndex").
     """
     units = [(f"{title}\n{text}",) if whole else chunk_units(title, text) for text in chunk_texts]
     read = [read_sentences(text) for text in chunk_texts] if with_sentences else None

@@ -40,7 +40,7 @@ CHUNKS = ["The pump delivers 12 L/min at 3000 psi. Check the case drain every 60
 @pytest.mark.unit
 def test_a_chunk_vector_is_the_weighted_mean_of_its_title_and_units():
     embedder = WeightedEmbedder()
-    vectors, sentences = embed_chunks(embedder, "Hydraulic pump", CHUNKS)
+    vectors, sentences = embed_chunks(embedder, "Hydraulic pump", CHUNKS, whole=False)
     assert len(embedder.asked) == len(set(embedder.asked)), "each distinct text is embedded once"
     assert "Check the case drain every 600 FH." in embedder.asked  # shared by both chunks, asked once
     for chunk, vector in zip(CHUNKS, vectors):
@@ -61,7 +61,7 @@ def test_without_weights_each_unit_counts_once_and_sentences_can_be_left_out():
         def encode(self, texts):
             return WeightedEmbedder.encode_weighted(self, texts)[0]
 
-    vectors, sentences = embed_chunks(Plain(), "", CHUNKS[1:], with_sentences=False)
+    vectors, sentences = embed_chunks(Plain(), "", CHUNKS[1:], with_sentences=False, whole=False)
     units = chunk_units("", CHUNKS[1])
     mean = WeightedEmbedder().encode_weighted(list(units))[0].sum(axis=0)
     assert sentences is None and np.allclose(vectors[0], mean / np.linalg.norm(mean), atol=1e-6)
@@ -71,7 +71,7 @@ def test_without_weights_each_unit_counts_once_and_sentences_can_be_left_out():
 def test_a_pooled_vector_stays_close_to_the_whole_text_embedded_at_once(store):
     text = ("Measure the wear pin with the parking brake set. The brake is serviceable while the pin protrudes at "
             "least 1.0 mm. Replace the brake when the pin is flush with the housing.")
-    pooled, _ = embed_chunks(store.embedder, "Brake wear pin check", [text])
+    pooled, _ = embed_chunks(store.embedder, "Brake wear pin check", [text], whole=False)
     whole = store.embedder.encode([f"Brake wear pin check\n{text}"])[0]
     assert float(pooled[0] @ whole) > 0.9
 
@@ -94,16 +94,21 @@ def test_files_embedded_ahead_give_the_rows_of_files_embedded_one_at_a_time(tmp_
 
 
 @pytest.mark.integration
-def test_whole_chunk_vectors_are_the_chunk_text_embedded_after_its_title(tmp_path, settings):
-    """``chunk_vectors = "whole"``: each chunk's own text is embedded (the sentences still come with it)."""
+@pytest.mark.parametrize("mode", ["whole", "pooled"])
+def test_the_setting_chooses_whole_or_pooled_chunk_vectors(tmp_path, settings, mode):
+    """``chunk_vectors``: "whole" (the default) embeds each chunk's text after its title; "pooled" stores the vectors
+    pooled from its units. Either way the chunk's sentences and their vectors are stored with it."""
     from engine.store import KnowledgeBaseStore
 
+    assert settings.chunk_vectors == "whole"
     helpers.write_corpus(tmp_path / "docs")
-    store = KnowledgeBaseStore(settings.model_copy(update={"chunk_vectors": "whole"}))
+    store = KnowledgeBaseStore(settings.model_copy(update={"chunk_vectors": mode}))
     Ingestor(store).ingest_paths([tmp_path / "docs" / "brake-wear.md"], "manuals")
     table = store._open("manuals").to_arrow()
-    texts = [f"{title}\n{text}" for title, text in zip(table["title"].to_pylist(), table["text"].to_pylist())]
+    title, texts = table["title"][0].as_py(), table["text"].to_pylist()
     stored = np.stack(table["vector"].to_numpy(zero_copy_only=False))
-    assert np.allclose(stored, store.embedder.encode(texts), atol=1e-5)
-    pooled, _ = embed_chunks(store.embedder, table["title"][0].as_py(), table["text"].to_pylist())
-    assert not np.allclose(stored, pooled, atol=1e-3), "the default pools instead"
+    whole = store.embedder.encode([f"{title}\n{text}" for text in texts])
+    pooled, _ = embed_chunks(store.embedder, title, texts, whole=False)
+    assert np.allclose(stored, whole if mode == "whole" else pooled, atol=1e-5)
+    assert not np.allclose(whole, pooled, atol=1e-3)
+    assert store._db.open_table("sv_manuals").count_rows() == len(texts)
