@@ -52,7 +52,9 @@ EMBED_AHEAD = 2
 """Files of at most one embedding step embedded at once on helper threads, while the writer reads, chunks and
 commits. One file at a time left the cores idle between files (while the writer chunked the next file and
 committed groups, and while the last text of a file ran on one session with the other idle): on retrieval_dev's
-994 one-record files that was a fifth of the ingest's time (docs/benchmarks.md, "Ingest beside LlamaIndex")."""
+994 one-record files that was a fifth of the ingest's time (docs/benchmarks.md, "Ingest beside LlamaIndex"). A
+file's time limit (``max_embed_seconds_per_file``) counts its own wall time, shared with the file beside it; a file
+of more than one step embeds alone, as before."""
 SAME_NAME = "The same file name appears twice in this batch."
 
 

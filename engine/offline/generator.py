@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.language.citations import citations, strip_citations, with_citation
+from engine.language.citations import strip_citations, with_citation
 from engine.language.layout import readable_record, record_excerpt
 from engine.language.question import read_question
 from engine.language.sentences import split_sentences
