@@ -70,7 +70,7 @@ def _parts(start: int, end: int, reported: bool) -> list[tuple[int, int]]:
 
 
 def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s: float, with_sentences: bool = False,
-                 on_step: Callable[[int], None] | None = None, whole: bool = False
+                 on_step: Callable[[int], None] | None = None, whole: bool = True
                  ) -> tuple[np.ndarray, list[Any] | None]:
     """Vectors of one file's chunks (``chunk_texts`` of the document titled ``title``), and with ``with_sentences``
     each chunk's sentences and their vectors (engine/store/sentences.py ``embed_chunks``; ``whole``: chunk texts
