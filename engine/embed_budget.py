@@ -10,7 +10,7 @@ alone does not bound its time. The in-process ingest and the Ray engine's embedd
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,11 +70,12 @@ def _parts(start: int, end: int, reported: bool) -> list[tuple[int, int]]:
 
 
 def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s: float, with_sentences: bool = False,
-                 on_step: Callable[[int], None] | None = None, whole: bool = True
-                 ) -> tuple[np.ndarray, list[Any] | None]:
+                 on_step: Callable[[int], None] | None = None, whole: bool = True,
+                 known: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, list[Any] | None]:
     """Vectors of one file's chunks (``chunk_texts`` of the document titled ``title``), and with ``with_sentences``
     each chunk's sentences and their vectors (engine/store/sentences.py ``embed_chunks``; ``whole``: chunk texts
-    embedded whole), within ``limit_s`` seconds; ``on_step(done)`` after each step."""
+    embedded whole; ``known``: sentence vectors already stored), within ``limit_s`` seconds; ``on_step(done)`` after
+    each step."""
     if not chunk_texts:
         return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
     budget = EmbedBudget(limit_s, len(chunk_texts))
@@ -82,7 +83,8 @@ def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s:
     sentences: list[Any] | None = [] if with_sentences else None
     for start, end in steps(len(chunk_texts)):
         for a, b in _parts(start, end, on_step is not None):
-            part, their_sentences = embed_chunks(embedder, title, list(chunk_texts[a:b]), with_sentences, whole)
+            part, their_sentences = embed_chunks(embedder, title, list(chunk_texts[a:b]), with_sentences, whole,
+                                                 known)
             vectors.extend(part)
             if sentences is not None:
                 sentences.extend(their_sentences or [])

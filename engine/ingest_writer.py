@@ -16,6 +16,7 @@ holds at all under ``skip``, is reported without being embedded.
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import re
 import threading
@@ -40,6 +41,8 @@ from engine.store.conflicts import ExistingDoc, OnConflict, Written
 from engine.store.schema import chunk_schema
 from engine.store.sentences import columns as sentence_columns
 from engine.store.sentences import sentence_fields
+
+log = logging.getLogger(__name__)
 
 FLUSH_CHUNKS = 2048
 """Chunks committed together at most (about 2 MB of text and 3 MB of vectors held)."""
@@ -226,8 +229,19 @@ class GroupWriter:
                                             [c.text for c in entry.chunks], self.settings.max_embed_seconds_per_file,
                                             self.settings.store_sentence_vectors,
                                             entry.steps.put if self.on_step else None,
-                                            self.settings.chunk_vectors == "whole")
+                                            self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
         self.embedding.append(entry)
+
+    def _earlier_sentences(self, doc: SourceDoc) -> dict[str, Any]:
+        """The stored sentence vectors of the version of ``doc`` that the base holds (a changed file), so that its
+        unchanged sentences are not embedded again; none for a new file, or when they cannot be read."""
+        if doc.doc_id not in self.known or self.settings.chunk_vectors != "whole":
+            return {}
+        try:
+            return self.store.document_sentence_vectors(self.kb, doc.doc_id)
+        except Exception as exc:  # noqa: BLE001 - only speed is lost: the sentences are embedded
+            log.warning("stored sentence vectors of %s not read (embedding them): %s", doc.doc_id, exc)
+            return {}
 
     def settle(self, keep: int) -> None:
         """Wait until at most ``keep`` files are still embedding; each finished one (oldest first) joins the group
@@ -290,7 +304,7 @@ class GroupWriter:
 
         vectors, sentences = embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
                                           self.settings.max_embed_seconds_per_file, wanted, step,
-                                          self.settings.chunk_vectors == "whole")
+                                          self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
         return _Ready(doc, at, chunks, texts, vectors, sentences)
 
     # -- the group ----------------------------------------------------------------------

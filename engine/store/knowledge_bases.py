@@ -279,6 +279,10 @@ class KnowledgeBaseStore(StoreReading):
         engine/store/sentences.py)."""
         return sentence_rows.read_vectors(self._db, chunks)
 
+    def document_sentence_vectors(self, kb: str, doc_id: str) -> dict[str, np.ndarray]:
+        """The stored vectors of the sentences of one document, by sentence text."""
+        return sentence_rows.read_document(self._db, kb, doc_id)
+
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         table = self._find(kb)
         if table is None:

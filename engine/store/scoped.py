@@ -113,6 +113,11 @@ class ScopedStore:
         found = self.inner.existing_documents(kb, doc_ids)
         return found if self.identity.can_read(kb) else {i: e.anonymous() for i, e in found.items()}
 
+    def document_sentence_vectors(self, kb: str, doc_id: str) -> dict[str, Any]:
+        """For an ingest replacing the document (its sentences are matched, never shown)."""
+        self._writable_or_readable(kb)
+        return self.inner.document_sentence_vectors(kb, doc_id)
+
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         self._writable_or_readable(kb)
         return self.inner.count_chunks(kb, doc_id)

@@ -19,7 +19,7 @@ off (the chunk vectors are the same); chunks written without them are read as be
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,7 +60,8 @@ def chunk_units(title: str, chunk_text: str) -> tuple[str, ...]:
 
 
 def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True,
-                 whole: bool = True) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
+                 whole: bool = True, known: Mapping[str, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
     """Vectors of one document's chunks, and (``with_sentences``) per chunk its read sentences and their vectors,
     from one call to the embedder, each distinct text embedded once.
 
@@ -71,6 +72,9 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     model's own mean pooling over the chunk but with each unit read on its own (an embedder without weights counts
     each unit once). Pooled, the ingest of retrieval_dev is about twice as fast with the same recall@10 of hybrid
     search, but the pipeline's retrieval loses 0.03 of nDCG@10 (docs/benchmarks.md, "Ingest beside LlamaIndex").
+
+    ``known``: vectors already stored for some sentences (those of the file's earlier version), used instead of
+    embedding them again; with ``whole`` only, since pooling also needs each unit's weight, which is not stored.
     """
     units = [(f"{title}\n{text}",) if whole else chunk_units(title, text) for text in chunk_texts]
     read = [read_sentences(text) for text in chunk_texts] if with_sentences else None
@@ -78,11 +82,21 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
                                    *(s for sentences in read or () for s in sentences)]))
     if not distinct:
         return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
+    reused = {t: v for t, v in (known or {}).items() if whole and len(v) == getattr(embedder, "dim", len(v))}
+    fresh = [t for t in distinct if t not in reused]
     weighted = getattr(embedder, "encode_weighted", None)
-    if weighted is not None:
-        vectors, weights = weighted(distinct)
+    if not fresh:
+        vectors, weights = np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.float32)
+    elif weighted is not None:
+        vectors, weights = weighted(fresh)
     else:
-        vectors, weights = embedder.encode(distinct), np.ones(len(distinct), dtype=np.float32)
+        vectors, weights = embedder.encode(fresh), np.ones(len(fresh), dtype=np.float32)
+    if len(fresh) < len(distinct):
+        stored = [t for t in distinct if t in reused]
+        vectors = np.concatenate([np.asarray(vectors, dtype=np.float32).reshape(len(fresh), -1),
+                                  np.asarray([reused[t] for t in stored], dtype=np.float32)])
+        weights = np.concatenate([weights, np.ones(len(stored), dtype=np.float32)])
+        distinct = fresh + stored
     vectors = np.asarray(vectors, dtype=np.float32)
     row_of = {text: i for i, text in enumerate(distinct)}
     sums = np.stack([weights[rows] @ vectors[rows] for rows in ([row_of[u] for u in parts] for parts in units)])
@@ -111,6 +125,15 @@ def found_vectors(rows: pa.Table) -> dict[str, np.ndarray]:
             continue
         found.update(zip(sentences, row.flatten().to_numpy(zero_copy_only=False).reshape(len(sentences), -1)))
     return found
+
+
+def read_document(db, kb: str, doc_id: str) -> dict[str, np.ndarray]:
+    """The stored vectors of the sentences of document ``doc_id`` of ``kb``, by sentence text (none when the base
+    has no sentence table or the document none stored)."""
+    table = open_named(db, SENTENCE_PREFIX + check_kb_name(kb))
+    if table is None:
+        return {}
+    return found_vectors(run_all([read_rows(table, f"doc_id = {sql_literal(doc_id)}", [SENTENCES, VECTORS])])[0])
 
 
 def read_vectors(db, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:

@@ -112,3 +112,29 @@ def test_the_setting_chooses_whole_or_pooled_chunk_vectors(tmp_path, settings, m
     assert np.allclose(stored, whole if mode == "whole" else pooled, atol=1e-5)
     assert not np.allclose(whole, pooled, atol=1e-3)
     assert store._db.open_table("sv_manuals").count_rows() == len(texts)
+
+
+@pytest.mark.integration
+def test_a_changed_file_embeds_only_its_new_sentences(store, monkeypatch):
+    """Ingesting a new version of a file reuses the stored vectors of the sentences it still has."""
+    first = "# Pump\n\n" + " ".join(f"Step {n}: check valve {n} for leaks at {100 + n} psi." for n in range(12))
+    Ingestor(store).ingest_bytes([("pump.md", first.encode())], "manuals")
+    before = store.document_sentence_vectors("manuals", store.list_documents("manuals")[0].doc_id)
+    asked: list[str] = []
+    real = store.embedder.encode_weighted
+
+    def counting(texts):
+        asked.extend(texts)
+        return real(texts)
+
+    monkeypatch.setattr(store.embedder, "encode_weighted", counting)
+    second = first.replace("valve 3 for leaks at 103 psi", "valve 3 for cracks at 130 psi")
+    report = Ingestor(store).ingest_bytes([("pump.md", second.encode())], "manuals")
+    assert [f.status for f in report.files] == ["replaced"]
+    sentences = [s for s in asked if s.startswith("Step")]
+    assert sentences == ["Step 3: check valve 3 for cracks at 130 psi."], asked
+    after = store.document_sentence_vectors("manuals", report.files[0].doc_id)
+    kept = [s for s in after if s in before]
+    assert len(kept) == len(after) - 1 and all(np.array_equal(after[s], before[s]) for s in kept)
+    fresh = store.embedder.encode(["Step 3: check valve 3 for cracks at 130 psi."])[0]
+    assert np.allclose(after["Step 3: check valve 3 for cracks at 130 psi."], fresh, atol=1e-6)
