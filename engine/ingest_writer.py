@@ -138,6 +138,11 @@ class _Embedding:
     steps: queue.SimpleQueue = field(default_factory=queue.SimpleQueue)
 
 
+def _indexed(doc: SourceDoc, chunks: Sequence[Chunk]) -> list[str]:
+    """The keyword-indexed text of each chunk: its title and text, with identifier tokens (not embedded)."""
+    return [with_identifier_tokens(search_text(doc.metadata, c.text)) for c in chunks]
+
+
 def copy_of(doc_id: str, other: str) -> bool:
     """Whether ``other`` is ``doc_id`` or one of its keep-both copies."""
     return other == doc_id or re.fullmatch(re.escape(doc_id) + r"-\d+", other) is not None
@@ -224,13 +229,16 @@ class GroupWriter:
         if self._helpers is None:
             self._helpers = ThreadPoolExecutor(EMBED_AHEAD, thread_name_prefix="ingest-embed")
 
-        doc = entry.doc  # on the helper thread, steps are only queued: the writer's thread reports them
-        entry.future = self._helpers.submit(embed_within, self.store.embedder, doc.metadata.title,
-                                            [c.text for c in entry.chunks], self.settings.max_embed_seconds_per_file,
-                                            self.settings.store_sentence_vectors,
-                                            entry.steps.put if self.on_step else None,
-                                            self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
+        # on the helper thread, steps are only queued: the writer's thread reports them
+        entry.future = self._helpers.submit(self._embed, entry.doc, entry.chunks,
+                                            entry.steps.put if self.on_step else None)
         self.embedding.append(entry)
+
+    def _embed(self, doc: SourceDoc, chunks: list[Chunk], on_step: Any) -> tuple[Any, list[Any] | None]:
+        """The vectors of ``doc``'s chunks and their sentences (engine/embed_budget.py), as the settings ask."""
+        return embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
+                            self.settings.max_embed_seconds_per_file, self.settings.store_sentence_vectors, on_step,
+                            self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
 
     def _earlier_sentences(self, doc: SourceDoc) -> dict[str, Any]:
         """The stored sentence vectors of the version of ``doc`` that the base holds (a changed file), so that its
@@ -262,8 +270,8 @@ class GroupWriter:
             except DocumentError as exc:
                 self.decided(FileResult(entry.doc.name, "rejected", entry.doc.doc_id, reason=str(exc)), entry.at)
                 continue
-            texts = [with_identifier_tokens(search_text(entry.doc.metadata, c.text)) for c in entry.chunks]
-            self._join(_Ready(entry.doc, entry.at, entry.chunks, texts, vectors, sentences))
+            self._join(_Ready(entry.doc, entry.at, entry.chunks, _indexed(entry.doc, entry.chunks), vectors,
+                              sentences))
 
     def _show(self, entry: _Embedding) -> None:
         while self.on_step and not entry.steps.empty():
@@ -289,22 +297,19 @@ class GroupWriter:
 
     def _embedded(self, doc: SourceDoc, at: int, chunks: list[Chunk]) -> _Ready:
         """The file's texts and vectors: the reader's, or embedded here within the file's time limit."""
-        own = [search_text(doc.metadata, c.text) for c in chunks]
-        texts = [with_identifier_tokens(text) for text in own]  # keyword-indexed; embedded without them
+        texts = _indexed(doc, chunks)
         wanted = self.settings.store_sentence_vectors
         if doc.embedded is not None and (not wanted or doc.embedded.sentences is not None):
             if self.on_step:
-                self.on_step(IngestStep(doc.name, len(own), len(own)))
+                self.on_step(IngestStep(doc.name, len(chunks), len(chunks)))
             return _Ready(doc, at, chunks, texts, doc.embedded.vectors, doc.embedded.sentences if wanted else None)
 
         def step(done: int) -> None:
             if self.on_step:
-                self.on_step(IngestStep(doc.name, done, len(own)))
+                self.on_step(IngestStep(doc.name, done, len(chunks)))
             self.flush_if_due()  # files finished earlier land while a large one embeds
 
-        vectors, sentences = embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
-                                          self.settings.max_embed_seconds_per_file, wanted, step,
-                                          self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
+        vectors, sentences = self._embed(doc, chunks, step)
         return _Ready(doc, at, chunks, texts, vectors, sentences)
 
     # -- the group ----------------------------------------------------------------------

@@ -138,3 +138,18 @@ def test_a_changed_file_embeds_only_its_new_sentences(store, monkeypatch):
     assert len(kept) == len(after) - 1 and all(np.array_equal(after[s], before[s]) for s in kept)
     fresh = store.embedder.encode(["Step 3: check valve 3 for cracks at 130 psi."])[0]
     assert np.allclose(after["Step 3: check valve 3 for cracks at 130 psi."], fresh, atol=1e-6)
+
+
+@pytest.mark.integration
+def test_a_file_of_more_than_one_step_embeds_on_the_writers_thread_with_its_steps(store, monkeypatch):
+    import engine.embed_budget as embed_budget
+
+    monkeypatch.setattr(embed_budget, "FIRST_STEP", 2)
+    monkeypatch.setattr(embed_budget, "EMBED_STEP", 3)
+    monkeypatch.setattr(ingest_writer, "EMBED_STEP", 3)  # more than one step: embedded alone, not ahead
+    text = "\n\n".join(f"Paragraph {n}: torque the axle nut to {100 + n} N.m, then check." for n in range(40))
+    steps: list = []
+    report = Ingestor(store).ingest_bytes([("long.md", text.encode())], "manuals", on_step=steps.append)
+    total = report.files[0].chunks
+    assert report.files[0].status == "added" and total > 3
+    assert [(s.done, s.total) for s in steps][-1] == (total, total) and len(steps) > 2
