@@ -70,12 +70,12 @@ def _parts(start: int, end: int, reported: bool) -> list[tuple[int, int]]:
 
 
 def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s: float, with_sentences: bool = False,
-                 on_step: Callable[[int], None] | None = None, whole: bool = True,
+                 on_step: Callable[[int], None] | None = None, mode: str = "whole",
                  known: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, list[Any] | None]:
     """Vectors of one file's chunks (``chunk_texts`` of the document titled ``title``), and with ``with_sentences``
-    each chunk's sentences and their vectors (engine/store/sentences.py ``embed_chunks``; ``whole``: chunk texts
-    embedded whole; ``known``: sentence vectors already stored), within ``limit_s`` seconds; ``on_step(done)`` after
-    each step."""
+    each chunk's sentences and their vectors (engine/store/sentences.py ``embed_chunks``; ``mode``: how chunk and
+    sentence vectors are made; ``known``: sentence vectors already stored), within ``limit_s`` seconds;
+    ``on_step(done)`` after each step."""
     if not chunk_texts:
         return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
     budget = EmbedBudget(limit_s, len(chunk_texts))
@@ -83,7 +83,7 @@ def embed_within(embedder: Any, title: str, chunk_texts: Sequence[str], limit_s:
     sentences: list[Any] | None = [] if with_sentences else None
     for start, end in steps(len(chunk_texts)):
         for a, b in _parts(start, end, on_step is not None):
-            part, their_sentences = embed_chunks(embedder, title, list(chunk_texts[a:b]), with_sentences, whole,
+            part, their_sentences = embed_chunks(embedder, title, list(chunk_texts[a:b]), with_sentences, mode,
                                                  known)
             vectors.extend(part)
             if sentences is not None:

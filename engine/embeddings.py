@@ -99,6 +99,25 @@ class Embedder:
         norms = np.linalg.norm(sums, axis=1)
         return sums / np.maximum(norms, 1e-12)[:, None], norms.astype(np.float32)
 
+    def encode_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """``encode(texts)``, and per text its word pieces' vectors and character spans (see
+        ``OnnxEmbedder.encode_tokens``)."""
+        from engine.onnx_embedder import piece_spans
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32), [], []
+        stripped = [str(t).strip() for t in texts]
+        with self._encode_lock:
+            tokens = self._model.encode(stripped, batch_size=self.batch_size, output_value="token_embeddings",
+                                        convert_to_numpy=True, show_progress_bar=False)
+            offsets = self._model.tokenizer(stripped, return_offsets_mapping=True, truncation=True,
+                                            max_length=self.max_seq_length)["offset_mapping"]
+        pieces = [np.asarray(t, dtype=np.float32) for t in tokens]
+        sums = np.stack([p.sum(axis=0) for p in pieces])
+        vectors = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        spans = [piece_spans(o, len(str(t)) - len(str(t).lstrip()))[:len(p)] for o, t, p in zip(offsets, texts, pieces)]
+        return vectors.astype(np.float32), pieces, spans
+
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 

@@ -238,7 +238,7 @@ class GroupWriter:
         """The vectors of ``doc``'s chunks and their sentences (engine/embed_budget.py), as the settings ask."""
         return embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
                             self.settings.max_embed_seconds_per_file, self.settings.store_sentence_vectors, on_step,
-                            self.settings.chunk_vectors == "whole", self._earlier_sentences(doc))
+                            self.settings.chunk_vectors, self._earlier_sentences(doc))
 
     def _earlier_sentences(self, doc: SourceDoc) -> dict[str, Any]:
         """The stored sentence vectors of the version of ``doc`` that the base holds (a changed file), so that its

@@ -35,9 +35,12 @@ from engine.fork_safe import ForkSafePool
 ONNX_BACKENDS = ("onnx", "onnx-int8")
 MODEL_FILE = "model.onnx"
 MANIFEST_FILE = "manifest.json"
-EXPORT_VERSION = 3
+EXPORT_VERSION = 4
 """Bump when the exported graph changes, so old cache folders are not reused (3: the token sum's norm as a second
-output, the weight of a unit in its chunk's vector)."""
+output, the weight of a unit in its chunk's vector; 4: the token vectors as a third, from which a chunk's sentence
+vectors are pooled)."""
+OUTPUTS = ("sentence_embedding", "token_sum_norm")
+TOKENS = "token_vectors"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 POOL_SESSIONS_MAX = 8
 """Calls of two texts or more run on a pool of sessions, one per core (at most this many; each holds its own copy of
@@ -109,17 +112,16 @@ def _export_fp32(model_dir: Path, target: Path) -> None:
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             total = (hidden * mask).sum(1)
             mean = total / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, p=2, dim=1), total.norm(p=2, dim=1)
+            return torch.nn.functional.normalize(mean, p=2, dim=1), total.norm(p=2, dim=1), hidden * mask
 
     sample = st.tokenizer(["an example sentence", "a second, longer example sentence"], padding=True,
                           return_tensors="pt")
     args = tuple(sample[name] for name in _INPUTS)
-    axes = {name: {0: "batch", 1: "tokens"} for name in _INPUTS} | {"sentence_embedding": {0: "batch"},
-                                                                     "token_sum_norm": {0: "batch"}}
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, TOKENS)} | {name: {0: "batch"} for name in OUTPUTS}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(Pooled(transformer).eval(), args, str(target), input_names=list(_INPUTS),
-                          output_names=["sentence_embedding", "token_sum_norm"], dynamic_axes=axes, opset_version=17,
+                          output_names=[*OUTPUTS, TOKENS], dynamic_axes=axes, opset_version=17,
                           dynamo=False)
 
 
@@ -250,8 +252,9 @@ class OnnxEmbedder:
                                            for _ in range(size)])
             return self._pool
 
-    def _run(self, encodings: list, session=None) -> np.ndarray:
-        """Vectors of ``encodings``, each row followed by its weight (see ``encode_weighted``)."""
+    def _run(self, encodings: list, session=None, tokens: bool = False):
+        """Vectors of ``encodings``, each row followed by its weight (see ``encode_weighted``); with ``tokens`` also
+        each text's token vectors (padding left out)."""
         width = max(len(e.ids) for e in encodings)
         feeds = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
         for row, enc in enumerate(encodings):
@@ -259,8 +262,11 @@ class OnnxEmbedder:
             feeds["input_ids"][row, :n] = enc.ids
             feeds["attention_mask"][row, :n] = enc.attention_mask
             feeds["token_type_ids"][row, :n] = enc.type_ids
-        vectors, weights = (session or self._session).run(None, feeds)
-        return np.concatenate([vectors, weights.reshape(-1, 1)], axis=1)
+        out = (session or self._session).run([*OUTPUTS, TOKENS] if tokens else list(OUTPUTS), feeds)
+        rows = np.concatenate([out[0], out[1].reshape(-1, 1)], axis=1)
+        if not tokens:
+            return rows
+        return rows, [out[2][row, :len(enc.ids)].astype(np.float32, copy=False) for row, enc in enumerate(encodings)]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``; returns shape (len(texts), dim). One text runs on the model's own session (every core
@@ -288,6 +294,31 @@ class OnnxEmbedder:
             out[rows] = vectors
         return np.ascontiguousarray(out[:, :-1]), out[:, -1].copy()
 
+    def encode_tokens(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """``encode(texts)``, and per text the vectors of its word pieces from the same run (before pooling) with
+        each piece's character span in the text ((0, 0) for the model's special pieces). A part of the text is
+        read in the light of the whole by pooling the vectors of its pieces (engine/store/sentences.py); pieces
+        past the model's length limit are not read, so their spans are missing."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32), [], []
+        shifts = [len(str(t)) - len(str(t).lstrip()) for t in texts]
+        encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+        runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        if len(encodings) == 1:
+            with self._encode_lock:
+                results = [self._run(encodings, self._session, tokens=True)]
+        else:
+            results = self._pool_for_bulk().map(
+                lambda rows, session: self._run([encodings[i] for i in rows], session, tokens=True), runs)
+        vectors = np.empty((len(encodings), self.dim), dtype=np.float32)
+        pieces: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(encodings)
+        for rows, (pooled, hidden) in zip(runs, results):
+            vectors[rows] = pooled[:, :-1]
+            for row, token_vectors in zip(rows, hidden):
+                pieces[row] = token_vectors
+        return vectors, pieces, [piece_spans(e.offsets, shift) for e, shift in zip(encodings, shifts)]
+
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
@@ -301,6 +332,14 @@ class OnnxEmbedder:
             if self._beside_session is None:
                 self._beside_session = self._open_session(stop_spinning=True, threads=1)
             return self._run(encodings, self._beside_session)[0, :-1].astype(np.float32, copy=False)
+
+
+def piece_spans(offsets: Sequence[tuple[int, int]], shift: int = 0) -> np.ndarray:
+    """Word pieces' character spans as an array of rows (start, end), moved by ``shift`` (the whitespace stripped
+    from the text's start before it was read); the model's special pieces keep (0, 0)."""
+    spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    spans[spans[:, 1] > 0] += shift
+    return spans
 
 
 def _usable_cores() -> int:

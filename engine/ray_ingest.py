@@ -174,7 +174,7 @@ class EmbedChunks:
         try:
             vectors, sentences = embed_within(self.embedder, doc.metadata.title, [c.text for c in chunks],
                                               self.settings.max_embed_seconds_per_file, wanted,
-                                              whole=self.settings.chunk_vectors == "whole")
+                                              mode=self.settings.chunk_vectors)
         except DocumentError as exc:
             return exc
         return _with(doc, chunks, vectors, sentences)

@@ -19,6 +19,7 @@ off (the chunk vectors are the same); chunks written without them are read as be
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -59,14 +60,23 @@ def chunk_units(title: str, chunk_text: str) -> tuple[str, ...]:
     return tuple(u for u in ([head] if head else []) + units if u) or (f"{title}\n{chunk_text}",)
 
 
+MODES = ("whole", "pooled", "late")
+"""How a chunk's vector and its sentences' vectors are made (the ``chunk_vectors`` setting; ``embed_chunks``)."""
+_WORD = re.compile(r"\w+")
+
+
 def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True,
-                 whole: bool = True, known: Mapping[str, np.ndarray] | None = None
+                 mode: str = "whole", known: Mapping[str, np.ndarray] | None = None
                  ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
     """Vectors of one document's chunks, and (``with_sentences``) per chunk its read sentences and their vectors,
     from one call to the embedder, each distinct text embedded once.
 
-    ``whole`` (the default of the ``chunk_vectors`` setting): a chunk's vector is its text embedded whole, after
-    its title. Otherwise ("pooled") it is pooled from its units and its title (``chunk_units``), which are embedded
+    ``mode`` "whole" (the default of the ``chunk_vectors`` setting): a chunk's vector is its text embedded whole,
+    after its title, and each sentence is embedded again on its own. "late": the chunk's vector is the same, and
+    each sentence's vector is pooled from the vectors of its word pieces in that same run (``late_sentences``), so
+    the ingest reads each word once and the chunk vectors, and so retrieval, are exactly those of "whole"; but each
+    sentence's vector takes on its chunk's context, which blurs the reader's choice between the sentences of one
+    chunk (docs/benchmarks.md, "Sentence vectors from the chunk's own run"). "pooled": a chunk's vector is pooled from its units and its title (``chunk_units``), which are embedded
     anyway, so the ingest reads each word once, not twice: each unit counts by its weight, the norm of the sum of
     its token vectors (``encode_weighted``), so the chunk's vector is the mean of all its units' token vectors, the
     model's own mean pooling over the chunk but with each unit read on its own (an embedder without weights counts
@@ -74,8 +84,14 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     search, but the pipeline's retrieval loses 0.03 of nDCG@10 (docs/benchmarks.md, "Ingest beside LlamaIndex").
 
     ``known``: vectors already stored for some sentences (those of the file's earlier version), used instead of
-    embedding them again; with ``whole`` only, since pooling also needs each unit's weight, which is not stored.
+    embedding them again; with "whole" only, since pooling also needs each unit's weight, which is not stored (and
+    "late" embeds no sentence on its own).
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown chunk vector mode {mode!r}; choose one of {', '.join(MODES)}")
+    if mode == "late" and getattr(embedder, "encode_tokens", None) is not None:
+        return late_sentences(embedder, title, chunk_texts, with_sentences)
+    whole = mode != "pooled"
     units = [(f"{title}\n{text}",) if whole else chunk_units(title, text) for text in chunk_texts]
     read = [read_sentences(text) for text in chunk_texts] if with_sentences else None
     distinct = list(dict.fromkeys([*(u for parts in units for u in parts),
@@ -104,6 +120,64 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     if read is None:
         return pooled, None
     return pooled, [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in read]
+
+
+def late_sentences(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True
+                   ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
+    """``embed_chunks`` in "late" mode: each chunk embedded whole after its title (its vector as in "whole"), and
+    each of its read sentences' vectors the normalised mean of its word pieces' vectors from that run, read in the
+    light of the chunk ("late chunking", Günther et al. 2024). A sentence that cannot be found in the chunk's text
+    (the layout rewrote it, as it does table rows) or that lies past the model's length limit is embedded on its
+    own, in one call for the whole part."""
+    texts = [f"{title}\n{text}" for text in chunk_texts]
+    vectors, pieces, spans = embedder.encode_tokens(texts) if texts else (np.zeros((0, 0), dtype=np.float32), [], [])
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if not with_sentences:
+        return vectors, None
+    found: list[tuple[tuple[str, ...], list[np.ndarray | None]]] = []
+    alone: list[str] = []
+    for full, text, piece_vectors, piece_span in zip(texts, chunk_texts, pieces, spans):
+        sentences = read_sentences(text)
+        rows: list[np.ndarray | None] = []
+        for sentence, where in zip(sentences, locate(full, sentences, len(full) - len(text))):
+            inside = None if where is None else ((piece_span[:, 0] >= where[0]) & (piece_span[:, 1] <= where[1])
+                                                 & (piece_span[:, 1] > piece_span[:, 0]))
+            if inside is None or not inside.any():
+                rows.append(None)
+                alone.append(sentence)
+                continue
+            total = np.asarray(piece_vectors, dtype=np.float32)[inside].sum(axis=0)
+            rows.append(total / max(float(np.linalg.norm(total)), 1e-12))
+        found.append((sentences, rows))
+    unique = list(dict.fromkeys(alone))
+    own = dict(zip(unique, np.asarray(embedder.encode(unique), dtype=np.float32))) if unique else {}
+    dim = vectors.shape[1]
+    return vectors, [(sentences, np.asarray([own[s] if r is None else r for s, r in zip(sentences, rows)],
+                                            dtype=np.float32).reshape(len(sentences), dim))
+                     for sentences, rows in found]
+
+
+def locate(text: str, sentences: Sequence[str], start: int = 0) -> list[tuple[int, int] | None]:
+    """Where each of ``sentences`` (in order, as the layout read them from ``text``) stands in ``text`` from
+    ``start`` on: from its first word to the end of its last, each word found after the one before. A sentence
+    whose words are not all found there, or only spread over much more text than it has, gets None (the layout
+    rewrote it, e.g. a table row read as "header: cell" records)."""
+    places: list[tuple[int, int] | None] = []
+    cursor = start
+    for sentence in sentences:
+        at, first = cursor, None
+        for word in _WORD.findall(sentence):
+            at = text.find(word, at)
+            if at < 0:
+                break
+            first = at if first is None else first
+            at += len(word)
+        if at < 0 or first is None or at - first > 2 * len(sentence) + 20:
+            places.append(None)
+            continue
+        places.append((first, at))
+        cursor = at
+    return places
 
 
 def columns(embedded: Sequence[tuple[Sequence[str], np.ndarray]], dim: int) -> dict[str, pa.Array]:
