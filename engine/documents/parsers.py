@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import zipfile
 from typing import Callable
@@ -15,10 +16,12 @@ from engine.documents.limits import (
     DEFAULT_LIMITS, ParseLimits, check_cells, check_row_width, check_text_size, check_zip, visible_chars,
 )
 from engine.documents.pdf_checks import low_text_warning, pdf_title
+from engine.documents.pdf_tables import Word, looks_tabular, read_page
 from engine.documents.safe_metadata import load_metadata
 from engine.documents.types import Format, ParsedFile, Section
 from engine.errors import DocumentError
 
+log = logging.getLogger(__name__)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _MD_HEADING = re.compile(r"^[ \t]{0,3}#[ \t]+(.+)$", re.M)  # no nested quantifiers: linear on any line
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -97,6 +100,8 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
     except PyPdfError as exc:
         raise DocumentError(f"The PDF is damaged and its text cannot be read ({exc}); re-export it and upload "
                             "again.") from None
+    texts = _with_tables(data, texts)
+    check_text_size(sum(visible_chars(text) for text in texts), limits)  # records name every figure's column
     sections = [Section(text, page=number) for number, text in enumerate(texts, start=1) if text]
     if not sections:
         raise DocumentError(
@@ -111,6 +116,29 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
     warning = low_text_warning(texts)
     return ParsedFile("pdf", tuple(sections), title_hint=pdf_title(title, texts, first_page),
                       warnings=(warning,) if warning else ())
+
+
+def _with_tables(data: bytes, texts: list[str]) -> list[str]:
+    """``texts`` with each page whose text looks like a flattened table of figures read again from its words'
+    positions (engine/documents/pdf_tables.py), so that each figure keeps its column's name. A page that pdfplumber
+    cannot read, or whose words do not line up into a table, keeps its text."""
+    pages = [i for i, text in enumerate(texts) if looks_tabular(text)]
+    if not pages:
+        return texts
+    texts = list(texts)
+    try:
+        import pdfplumber
+
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for i in pages:
+                words = [Word(w["text"], float(w["x0"]), float(w["x1"]), float(w["top"]), float(w["bottom"]))
+                         for w in pdf.pages[i].extract_words()]
+                read = read_page(texts[i], words)
+                if read:
+                    texts[i] = _clean(read)
+    except Exception as exc:  # noqa: BLE001 - the plain text is still there; only the columns' names are lost
+        log.warning("PDF tables not read from their layout (the plain text is kept): %s", exc)
+    return texts
 
 
 def _docx_rows(table, cells: int, limits: ParseLimits) -> tuple[list[list[str]], int]:
