@@ -13,8 +13,8 @@ text looks like that (``looks_tabular``) is read again from its words and their 
 - each row becomes a record like a CSV row's ("State: Alabama; Permit: 18,870; Pre-Pawn Handgun: 14"), the row's
   words before its first figure as its label, blank cells left out.
 
-Text above and below the table stays as lines. A page where the words do not line up into such a table keeps
-pypdf's text: nothing is guessed.
+The rest of the page keeps its plain text (``read_page``). A page where the words do not line up into such a table
+keeps all of it: nothing is guessed.
 """
 
 from __future__ import annotations
