@@ -141,9 +141,9 @@ class Settings(BaseSettings):
         description="WORKBENCH_CHUNK_VECTORS: how the ingest makes chunk and sentence vectors. 'whole' (each "
         "chunk's text is embedded after its title, and each of its sentences again on its own), 'late' (the same "
         "chunk vectors, so the same retrieval; each sentence's vector is pooled from the chunk's own run, so each "
-        "word is read once: about three quarters of the ingest time, but a sentence takes on its chunk's context, and the "
-        "reader told a superseded value from the current one less well) or 'pooled' (a chunk's vector is pooled "
-        "from its sentences' vectors: about half the ingest time, with the same recall@10 of hybrid search on "
+        "word is read once: about three quarters of the ingest time, but a sentence takes on its chunk's context, "
+        "and the reader told a superseded value from the current one less well) or 'pooled' (a chunk's vector is "
+        "pooled from its sentences' vectors: about half the ingest time, with the same recall@10 of hybrid search on "
         "retrieval_dev but 0.03 less nDCG@10 for the pipeline's own retrieval, and fewer multi-hop answers right). "
         "docs/benchmarks.md, 'Ingest beside LlamaIndex'. Applies to what is ingested after the change.",
     )

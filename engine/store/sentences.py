@@ -76,12 +76,13 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     each sentence's vector is pooled from the vectors of its word pieces in that same run (``late_sentences``), so
     the ingest reads each word once and the chunk vectors, and so retrieval, are exactly those of "whole"; but each
     sentence's vector takes on its chunk's context, which blurs the reader's choice between the sentences of one
-    chunk (docs/benchmarks.md, "Sentence vectors from the chunk's own run"). "pooled": a chunk's vector is pooled from its units and its title (``chunk_units``), which are embedded
-    anyway, so the ingest reads each word once, not twice: each unit counts by its weight, the norm of the sum of
-    its token vectors (``encode_weighted``), so the chunk's vector is the mean of all its units' token vectors, the
-    model's own mean pooling over the chunk but with each unit read on its own (an embedder without weights counts
-    each unit once). Pooled, the ingest of retrieval_dev is about twice as fast with the same recall@10 of hybrid
-    search, but the pipeline's retrieval loses 0.03 of nDCG@10 (docs/benchmarks.md, "Ingest beside LlamaIndex").
+    chunk (docs/benchmarks.md, "Sentence vectors from the chunk's own run"). "pooled": a chunk's vector is pooled
+    from its units and its title (``chunk_units``), which are embedded anyway, so the ingest reads each word once,
+    not twice: each unit counts by its weight, the norm of the sum of its token vectors (``encode_weighted``), so
+    the chunk's vector is the mean of all its units' token vectors, the model's own mean pooling over the chunk but
+    with each unit read on its own (an embedder without weights counts each unit once). Pooled, the ingest of
+    retrieval_dev is about twice as fast with the same recall@10 of hybrid search, but the pipeline's retrieval
+    loses 0.03 of nDCG@10 (docs/benchmarks.md, "Ingest beside LlamaIndex").
 
     ``known``: vectors already stored for some sentences (those of the file's earlier version), used instead of
     embedding them again; with "whole" only, since pooling also needs each unit's weight, which is not stored (and

@@ -60,8 +60,8 @@ def test_only_the_tables_lines_are_replaced_in_the_plain_text():
 
 @pytest.mark.unit
 def test_prose_with_figures_and_tables_of_text_are_left_alone():
-    prose = [line(10 + 10 * n, ("Call", 30 + 40 * n), ("206", 80 + 40 * n), ("231", 110 + 40 * n), ("3500", 150 + 40 * n),
-                  ("today", 200 + 37 * n)) for n in range(4)]
+    prose = [line(10 + 10 * n, ("Call", 30 + 40 * n), ("206", 80 + 40 * n), ("231", 110 + 40 * n),
+                  ("3500", 150 + 40 * n), ("today", 200 + 37 * n)) for n in range(4)]
     assert read_page(flattened(prose), [w for row in prose for w in row]) is None, "figures that do not line up"
     text_table = [line(10, ("Engine", 40), ("Rate", 120), ("Window", 220))] + [
         line(20 + 10 * n, (f"E{n}", 40), ("0.5", 90), ("US", 105), ("qt/h", 130), ("5", 180), ("to", 195), ("60", 210),
