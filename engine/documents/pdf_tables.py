@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import median
 
 FIGURE = re.compile(r"^[(\-+$€£*]?\d[\d,.]*%?\)?$")
@@ -40,6 +40,8 @@ COLUMN_TOLERANCE = 4.0
 PAGE_SHARE = 0.6
 """Share of a page's words its tables must hold for the page to be rebuilt from its lines when the plain text does
 not hold the tables' lines as they stand (it ran their figures together)."""
+FOOTNOTE_MARKS = "*†‡§¹²³"
+"""Marks a header carries to point to a footnote; they are not part of the column's name."""
 HEADER_GAP = 15.0
 """Most points between a header line and the line below it."""
 
@@ -199,7 +201,8 @@ def _columns(rows: Sequence[Sequence[Word]]) -> list[tuple[float, float]] | None
 
 
 def _phrases(line: Sequence[Word]) -> list[Word]:
-    """Words set close together (less than about half a letter's height apart) joined into phrases."""
+    """Words set close together (less than about half a letter's height apart) joined into phrases, without the
+    marks that point to a footnote ("*Other", "**Multiple", "Total†")."""
     phrases: list[Word] = []
     for word in line:
         last = phrases[-1] if phrases else None
@@ -207,7 +210,8 @@ def _phrases(line: Sequence[Word]) -> list[Word]:
             phrases[-1] = Word(f"{last.text} {word.text}", last.x0, word.x1, last.top, max(last.bottom, word.bottom))
         else:
             phrases.append(word)
-    return phrases
+    return [replace(p, text=p.text.strip(FOOTNOTE_MARKS + " ")) for p in phrases
+            if p.text.strip(FOOTNOTE_MARKS + " ")]
 
 
 def _read_table(lines: list[list[Word]], first: int, last: int) -> Table | None:

@@ -351,7 +351,7 @@ def record_excerpt(record: str, value: str, asked: str = "") -> str:
     holding ``value`` or, without a value, the fields that share a word with the question ``asked``; read as a
     statement ("Item Brake housing bolts: torque nm is 95."). The whole row when no field qualifies; the text as
     written when it is not a plain record."""
-    fields = _record_fields(record)
+    fields = record_fields(record)
     if fields is None:
         return record
     if value.strip():
@@ -370,12 +370,13 @@ def readable_record(record: str) -> str:
     "Year 2024: aircraft type is A320neo; fuel kg per block hour is 2080." The first field names
     the row; the others are said of it.
     """
-    fields = _record_fields(record)
+    fields = record_fields(record)
     return record if fields is None else _said(fields)
 
 
-def _record_fields(record: str) -> list[tuple[str, str]] | None:
-    """(key, value) of each field of a plain record, None for any other text."""
+def record_fields(record: str) -> list[tuple[str, str]] | None:
+    """(key, value) of each field of a plain record, None for any other text; a row's label written before its
+    fields ("A320 family - 2023 kg/BH: 2,288") is the first field, with an empty value."""
     fields: list[tuple[str, str]] = []
     label, dash, rest = record.partition(" - ")
     if dash and ":" in rest and ":" not in label and ";" not in label and _COLUMN.match(label.strip()):

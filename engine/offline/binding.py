@@ -17,8 +17,10 @@ import re
 from dataclasses import dataclass
 
 from engine.language.codes import code_kind, names
+from engine.language.layout import record_fields
 from engine.language.citations import strip_citations
 from engine.language.names import name_spans
+from engine.language.tokens import STOP_WORDS
 from engine.language.quantities import Figure, located_figures
 
 _CUT = re.compile(r";\s*|,\s+|\s+[-–—]\s+")
@@ -45,6 +47,8 @@ def bind(sentence: str) -> list[Bound]:
     if not figures:
         return []
     spans = name_spans(clean)
+    if record_fields(clean) is not None:
+        return _bind_record(clean, figures, spans)
     out: list[Bound] = []
     for start, end in _segments(clean, [at for at, _ in figures]):
         inside = [(at, f) for at, f in figures if start <= at < end]
@@ -73,6 +77,44 @@ def bind(sentence: str) -> list[Bound]:
             out.append(Bound(figure, at, frozenset(chosen)))
             boundary = claimed
     return out
+
+
+def _bind_record(record: str, figures: list[tuple[int, Figure]], spans: list[tuple[int, int, str]]) -> list[Bound]:
+    """A "key: value; key: value" record (a table row, a CSV row): each figure is said of the row and of the names in
+    its own field's key, not of a name in a neighbouring field ("State: Ohio; Long Gun: 31,817; Totals: 81,616":
+    81,616 is Ohio's total). The row is named by its label (the names in its first field's value, or in the label
+    written before its fields; the label as written when the name reader finds none in it but it is written as a
+    proper name, as a lone word after a colon is) and by the names in the values of its fields without figures ("aircraft: A320neo")."""
+    cuts = [0] + [m.end() for m in re.finditer(r";\s*", record)] + [len(record) + 1]
+    fields = list(zip(cuts, cuts[1:]))
+    first_start, first_end = fields[0]
+    label, dash, _ = record[first_start:first_end].partition(" - ")
+    colon = record.find(":", first_start, first_end)
+    label_span = (first_start, first_start + len(label)) if dash and ":" not in label else (colon + 1, first_end)
+
+    def names_in(start: int, end: int) -> set[str]:
+        return {n[2] for n in spans if start <= n[0] and n[1] <= end}
+
+    written = record[label_span[0]:label_span[1]].strip(" ;")
+    row = names_in(*label_span) or ({" ".join(written.split()).lower()} if _proper(written) else set())
+    for start, end in fields[1:]:  # a field without figures describes the row too ("aircraft: A320neo")
+        colon = record.find(":", start, end)
+        if colon > 0 and not any(start <= at < end for at, _ in figures):
+            row |= names_in(colon + 1, end)
+    out = []
+    for at, figure in figures:
+        start, end = next(((a, b) for a, b in fields if a <= at < b), fields[-1])
+        key_end = record.find(":", start, end)
+        own = names_in(start, key_end) if key_end > start and key_end < at else set()
+        out.append(Bound(figure, at, frozenset(row | own)))
+    return out
+
+
+def _proper(label: str) -> bool:
+    """A row's label written as a proper name: each of its words but the small ones capitalised ("Florida",
+    "District of Columbia"), not a description ("Oil tank usable capacity")."""
+    return bool(label) and all(w[0].isupper() or w.lower() in STOP_WORDS for w in label.split()) and \
+        label.split()[0][0].isupper()
 
 
 def _segments(text: str, figure_starts: list[int]) -> list[tuple[int, int]]:

@@ -10,6 +10,7 @@ import pytest
 
 from engine.documents.parsers import parse_pdf
 from engine.documents.pdf_tables import Word, looks_tabular, read_page
+from engine.language.layout import record_fields
 
 REAL_DOCS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "real_docs"
 
@@ -117,6 +118,8 @@ def test_a_wide_state_table_keeps_every_figure_with_its_column():
         names = [k for k, _ in fields[1:]]
         assert names[0] == "Permit" and names[-1] == "Totals" and len(set(names)) == len(names)
         assert any(re.match(r"Pre-Pawn \w", k) for k in names), "the group header names its columns"
+        assert not any(k.startswith("*") for k in names), "footnote marks are not part of a column's name"
+    assert all(record_fields(r) for r in records), "each row is read as a record downstream"
 
 
 @pytest.mark.unit
@@ -129,3 +132,12 @@ def test_a_figure_in_a_rows_label_stays_in_the_label_and_a_column_only_the_total
     text = read_page(flattened(rows), [w for row in rows for w in row])
     assert "Bay: Bay 7; Parts: 12; Hours: 30; Total: 42" in text
     assert "Bay: All; Parts: 25; Hours: 60; Spares: 3; Total: 88" in text
+
+
+@pytest.mark.unit
+def test_footnote_marks_are_dropped_from_header_names():
+    rows = [line(10, ("Site", 40), ("Parts", 120), ("*Other", 160), ("Total†", 200))] + [
+        line(20 + 10 * n, (name, 40), (str(10 + n), 120), (str(n), 160), (str(10 + 2 * n), 200))
+        for n, name in enumerate(["Leeds", "York", "Hull"])]
+    text = read_page(flattened(rows), [w for row in rows for w in row])
+    assert "Site: York; Parts: 11; Other: 1; Total: 12" in text

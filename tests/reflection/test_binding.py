@@ -41,3 +41,28 @@ def test_only_subjects_of_the_same_kind_can_disagree():
     assert subjects_agree({"mlg"}, {"3-1612-7"})  # a name against a part number: nothing said against it
     assert subjects_agree({"a320", "mlg"}, {"a320", "3-1612-7"})
     assert not subjects_agree({"a320", "201-587-3"}, {"a320", "201-587-5"})  # same type, another part
+
+
+@pytest.mark.parametrize("record, expected", [
+    # a table row: every figure is the row's, not a neighbouring field's name's (the key before "Totals" names a
+    # group with a capitalised name)
+    ("Depot: Leeds; Parts: 1,200; Return to Stores - North Bay Hours: 35; Totals: 1,235",
+     [("1,200", ["leeds"]), ("35", ["leeds", "north bay hours", "stores"]), ("1,235", ["leeds"])]),
+    # a label written before its fields
+    ("A320 family - 2023 kg/BH: 2,288; Change: -2.1 %", [("2023 kg/BH", ["a320"]), ("2,288", ["a320"]),
+                                                        ("-2.1 %", ["a320"])]),
+    # a CSV row whose first field is a year: a field without figures names the row
+    ("year: 2024; aircraft_type: A320neo; fuel_kg_per_block_hour: 2080", [("2024", ["a320neo"]), ("2080", ["a320neo"])]),
+    # a label that describes the row names nothing: any subject may hold its figure
+    ("Item: Hydraulic reservoir usable volume; Value: 12.5 L", [("12.5 L", [])]),
+])
+def test_a_figure_in_a_record_is_said_of_its_row(record, expected):
+    assert said_of(record) == expected
+
+
+def test_a_judge_finds_a_rows_total_said_of_that_row():
+    from engine.offline.binding import subjects_agree
+
+    total = bind("Depot: Leeds; Parts: 1,200; Return to Stores - North Bay Hours: 35; Totals: 1,235")[-1]
+    assert subjects_agree(frozenset({"leeds"}), total.subjects)
+    assert not subjects_agree(frozenset({"york"}), total.subjects)
