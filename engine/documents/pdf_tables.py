@@ -1,7 +1,7 @@
 """Tables of figures in PDF pages, read as one record per row with each figure named by its column's headers.
 
 A PDF has no tables, only words at positions. Its plain text (pypdf's, engine/documents/parsers.py) flattens a
-table row into a run of figures that no reader can tell apart: "Alabama 18,870 23,022 22,650 859 ...". A page whose
+table row into a run of figures that no reader can tell apart: "Leeds 1,200 35 980 41 ...". A page whose
 text looks like that (``looks_tabular``) is read again from its words and their positions (pdfplumber):
 
 - lines are words that share a baseline; a **row** is a line of at least ``MIN_FIGURES`` figures, and a **table** a
@@ -9,8 +9,8 @@ text looks like that (``looks_tabular``) is read again from its words and their 
 - **columns** are the figures' right edges (figures are set flush right), grouped where they line up;
 - the line just above the first row holds the **column headers**: each phrase (words set close together) names the
   column under it, the nearest one when several phrases stand over one column; a line just above that one holds
-  **group headers** ("Pre-Pawn" over "Handgun", "Long Gun"), each naming the headers nearest to it;
-- each row becomes a record like a CSV row's ("State: Alabama; Permit: 18,870; Pre-Pawn Handgun: 14"), the row's
+  **group headers** ("North" over "Parts", "Hours"), each naming the headers nearest to it;
+- each row becomes a record like a CSV row's ("Site: Leeds; North Parts: 1,200; North Hours: 35"), the row's
   words before its first figure as its label, blank cells left out.
 
 The rest of the page keeps its plain text (``read_page``). A page where the words do not line up into such a table
@@ -202,7 +202,7 @@ def _columns(rows: Sequence[Sequence[Word]]) -> list[tuple[float, float]] | None
 
 def _phrases(line: Sequence[Word]) -> list[Word]:
     """Words set close together (less than about half a letter's height apart) joined into phrases, without the
-    marks that point to a footnote ("*Other", "**Multiple", "Total†")."""
+    marks that point to a footnote ("*Spares", "**Mixed", "Total†")."""
     phrases: list[Word] = []
     for word in line:
         last = phrases[-1] if phrases else None

@@ -81,8 +81,8 @@ def bind(sentence: str) -> list[Bound]:
 
 def _bind_record(record: str, figures: list[tuple[int, Figure]], spans: list[tuple[int, int, str]]) -> list[Bound]:
     """A "key: value; key: value" record (a table row, a CSV row): each figure is said of the row and of the names in
-    its own field's key, not of a name in a neighbouring field ("State: Ohio; Long Gun: 31,817; Totals: 81,616":
-    81,616 is Ohio's total). The row is named by its label (the names in its first field's value, or in the label
+    its own field's key, not of a name in a neighbouring field ("Depot: Leeds; Return to Stores - North Bay: 35;
+    Totals: 1,235": 1,235 is the Leeds depot's total). The row is named by its label (the names in its first field's value, or in the label
     written before its fields; the label as written when the name reader finds none in it but it is written as a
     proper name, as a lone word after a colon is) and by the names in the values of its fields without figures ("aircraft: A320neo")."""
     cuts = [0] + [m.end() for m in re.finditer(r";\s*", record)] + [len(record) + 1]
@@ -111,8 +111,8 @@ def _bind_record(record: str, figures: list[tuple[int, Figure]], spans: list[tup
 
 
 def _proper(label: str) -> bool:
-    """A row's label written as a proper name: each of its words but the small ones capitalised ("Florida",
-    "District of Columbia"), not a description ("Oil tank usable capacity")."""
+    """A row's label written as a proper name: each of its words but the small ones capitalised ("Leeds", "Isle of
+    Man"), not a description ("Hydraulic reservoir usable volume")."""
     return bool(label) and all(w[0].isupper() or w.lower() in STOP_WORDS for w in label.split()) and \
         label.split()[0][0].isupper()
 
