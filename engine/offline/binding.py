@@ -82,9 +82,10 @@ def bind(sentence: str) -> list[Bound]:
 def _bind_record(record: str, figures: list[tuple[int, Figure]], spans: list[tuple[int, int, str]]) -> list[Bound]:
     """A "key: value; key: value" record (a table row, a CSV row): each figure is said of the row and of the names in
     its own field's key, not of a name in a neighbouring field ("Depot: Leeds; Return to Stores - North Bay: 35;
-    Totals: 1,235": 1,235 is the Leeds depot's total). The row is named by its label (the names in its first field's value, or in the label
-    written before its fields; the label as written when the name reader finds none in it but it is written as a
-    proper name, as a lone word after a colon is) and by the names in the values of its fields without figures ("aircraft: A320neo")."""
+    Totals: 1,235": 1,235 is the Leeds depot's total). The row is named by its label (the names in its first field's
+    value, or in the label written before its fields; the label as written when the name reader finds none in it but
+    it is written as a proper name, as a lone word after a colon is) and by the names in the values of its fields
+    without figures ("aircraft: A320neo")."""
     cuts = [0] + [m.end() for m in re.finditer(r";\s*", record)] + [len(record) + 1]
     fields = list(zip(cuts, cuts[1:]))
     first_start, first_end = fields[0]
