@@ -42,6 +42,28 @@ def _pick(page, label: str, option: str, tries: int = 4) -> None:
             wait_for_app(page)
 
 
+def _index(page, tries: int = 3) -> None:
+    """Click "Index files" until the ingest starts. The uploader lists the chosen files at once but sends them to the
+    app one by one; a click that reaches the app before they do submits the form without them, and the page says
+    so ("Choose at least one file to upload first."), as a user who clicked too soon would see; a click may also be
+    lost to a rerun of the page. When no click starts the ingest, the page's text goes into the failure."""
+    started = page.get_by_text(re.compile(r"Indexing \d+ file|^Last upload$"))
+    too_soon = page.get_by_text("Choose at least one file to upload first.")
+    for _ in range(tries):
+        wait_for_app(page, timeout_ms=300_000)
+        if started.count():  # an earlier click's ingest, seen late
+            return
+        page.get_by_role("button", name="Index files").click()
+        try:
+            started.or_(too_soon).first.wait_for(timeout=60_000)
+        except PlaywrightTimeout:
+            continue
+        if started.count():
+            return
+    pytest.fail(f"no ingest started in {tries} clicks of 'Index files'; the page: "
+                + page.locator("body").inner_text()[:2000])
+
+
 @pytest.fixture(scope="module")
 def uploaded(browser, app_url: str) -> list[str]:
     """The real documents, uploaded once for this module into a new base ``public``; the upload outcome and documents
@@ -62,7 +84,7 @@ def uploaded(browser, app_url: str) -> list[str]:
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(REAL_DOCS / f) for f in FILES])
         # the uploader lists a page of the chosen files, not all of them
         page.get_by_text(re.compile("|".join(re.escape(f) for f in FILES))).first.wait_for(timeout=60_000)
-        page.get_by_role("button", name="Index files").click()
+        _index(page)
         page.get_by_text("Last upload").wait_for()
         wait_for_app(page, timeout_ms=300_000)
         # the upload's outcome table lists every file with the title it was given; the documents table below it
