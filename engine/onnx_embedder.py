@@ -281,14 +281,7 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.float32)
         encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
-        if len(encodings) == 1:
-            with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
-                out = self._run(encodings, self._session).astype(np.float32, copy=False)
-            return np.ascontiguousarray(out[:, :-1]), out[:, -1].copy()
-        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
-        runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
-        pool = self._pool_for_bulk()
-        results = pool.map(lambda rows, session: self._run([encodings[i] for i in rows], session), runs)
+        runs, results = self._run_all(encodings)
         out = np.empty((len(encodings), results[0].shape[1]), dtype=np.float32)
         for rows, vectors in zip(runs, results):
             out[rows] = vectors
@@ -303,14 +296,7 @@ class OnnxEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32), [], []
         shifts = [len(str(t)) - len(str(t).lstrip()) for t in texts]
         encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
-        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
-        runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
-        if len(encodings) == 1:
-            with self._encode_lock:
-                results = [self._run(encodings, self._session, tokens=True)]
-        else:
-            results = self._pool_for_bulk().map(
-                lambda rows, session: self._run([encodings[i] for i in rows], session, tokens=True), runs)
+        runs, results = self._run_all(encodings, tokens=True)
         vectors = np.empty((len(encodings), self.dim), dtype=np.float32)
         pieces: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(encodings)
         for rows, (pooled, hidden) in zip(runs, results):
@@ -318,6 +304,19 @@ class OnnxEmbedder:
             for row, token_vectors in zip(rows, hidden):
                 pieces[row] = token_vectors
         return vectors, pieces, [piece_spans(e.offsets, shift) for e, shift in zip(encodings, shifts)]
+
+    def _run_all(self, encodings: list, tokens: bool = False) -> tuple[list[np.ndarray], list]:
+        """The rows of each run and its ``_run`` result. One text runs on the model's own session (every core on
+        that one text); more run side by side on the pool of one-thread sessions, longest first, in batches of
+        similar token counts (one text per run with int8, see ``INT8_ROWS_PER_RUN``)."""
+        if len(encodings) == 1:
+            with self._encode_lock:  # ONNX Runtime already uses every core; serialise callers
+                return [np.arange(1)], [self._run(encodings, self._session, tokens)]
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+        runs = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        results = self._pool_for_bulk().map(
+            lambda rows, session: self._run([encodings[i] for i in rows], session, tokens), runs)
+        return runs, results
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
