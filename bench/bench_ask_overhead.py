@@ -6,7 +6,9 @@
 The base: sample_docs ingested for real (three knowledge bases, as the demo has them), then its
 largest base filled until the store holds --chunks chunks, with rows written straight into its table
 (words drawn at random from the real chunks' vocabulary, as many as a real chunk has; random unit
-vectors for the chunk and for each of its sentences), and its indexes built as the store
+vectors for the chunk and for each of its sentences; for the entity graph, its title and ten
+mentions, four drawn from the real chunks' mentions and six from 200,000 made-up names, both by a
+Zipf law so that some names are shared by thousands of chunks), and its indexes built as the store
 builds them (full-text, and the ANN index past 50,000 rows).
 
 Asks run through the real Pipeline with the offline provider. Overhead = wall time of ``Pipeline.run``
@@ -45,10 +47,11 @@ from engine.store import KnowledgeBaseStore
 from engine.store.schema import TABLE_PREFIX, chunk_schema
 from engine.store.sentences import SENTENCE_PREFIX, sentence_schema
 from engine.store.sentences import columns as sentence_columns
+from engine.store import mentions as mention_rows
 
 REWORDINGS = ["{q}", "Please answer: {q}", "{q} Cite the documents.", "In short: {q}", "{q} Be precise."]
 STAGES = ("perception", "orchestration", "retrieval", "answerability", "validation")
-RETRIEVAL_PARTS = ("embed", "search", "fuse", "links", "sentences")
+RETRIEVAL_PARTS = ("embed", "search", "graph", "fuse", "links", "sentences")
 
 
 def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) -> tuple[KnowledgeBaseStore, str]:
@@ -65,6 +68,8 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
     vocabulary = np.array(sorted({w for row in real for w in row["search_text"].split()}))
     remaining, made = chunks - sum(sizes.values()), 0
     sentence_table = store._db.open_table(SENTENCE_PREFIX + kb)
+    mention_table = mention_rows.table_of(store._db, kb)
+    real_keys = np.array(sorted(set(mention_rows.read_all(store._db, kb)["mention"].to_pylist())))
     while made < remaining:
         batch, embedded = [], []
         for i in range(min(20_000, remaining - made)):
@@ -82,9 +87,27 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
         ids = {"chunk_id": [r["chunk_id"] for r in batch], "doc_id": [r["doc_id"] for r in batch]}
         sentence_table.add(pa.table({**ids, **sentence_columns(embedded, store.embedder.dim)},
                                     schema=sentence_schema(store.embedder.dim)))
+        mention_table.add(filler_mentions(batch, real_keys, rng))
         made += len(batch)
+    mention_rows.recount_all(store._db, kb)
     store.maintain(kb)
     return store, kb
+
+
+def filler_mentions(batch: list[dict], real_keys: np.ndarray, rng: np.random.Generator) -> pa.Table:
+    """Mention rows for filler chunks: the title, four real mentions and six made-up names (Zipf-drawn)."""
+    out: dict[str, list[str]] = {name: [] for name in mention_rows.mention_schema().names}
+    for row in batch:
+        real = real_keys[np.minimum(rng.zipf(1.3, size=4) - 1, len(real_keys) - 1)]
+        made_up = [f"name {n}" for n in np.minimum(rng.zipf(1.3, size=6), 200_000)]
+        keys = dict.fromkeys([row["title"].lower(), *real, *made_up])
+        for key in keys:
+            out["chunk_id"].append(row["chunk_id"])
+            out["doc_id"].append(row["doc_id"])
+            out["mention"].append(str(key))
+            out["written"].append(str(key))
+            out["kind"].append("title" if key == row["title"].lower() else "name")
+    return pa.table(out, schema=mention_rows.mention_schema())
 
 
 def questions() -> list[str]:
@@ -95,9 +118,12 @@ def questions() -> list[str]:
 
 def run_asks(pipeline: Pipeline, args: argparse.Namespace) -> dict:
     """Ask until --asks asks with --tasks tasks were timed (or --max-asks in all); every timing, in ms."""
+    _, strategy = pipeline.strategies.active()
     if args.follow_links is not None:
-        _, strategy = pipeline.strategies.active()
-        pipeline.fixed_strategy = ("bench", strategy.model_copy(update={"follow_links": args.follow_links}))
+        strategy = strategy.model_copy(update={"follow_links": args.follow_links})
+    if args.graph_weight is not None:
+        strategy = strategy.model_copy(update={"graph": strategy.graph.model_copy(update={"weight": args.graph_weight})})
+    pipeline.fixed_strategy = ("bench", strategy)
     options = AskOptions(provider="offline")
     for q in questions()[:3]:  # warm-up: models, caches, table handles
         pipeline.run(q, options)
@@ -107,10 +133,11 @@ def run_asks(pipeline: Pipeline, args: argparse.Namespace) -> dict:
         t0 = time.perf_counter()
         answer = pipeline.run(q, options)
         wall = (time.perf_counter() - t0) * 1000
-        seen = str(len(answer.tasks))
+        searches = sum(1 for t in answer.tasks if t.search_type != "graph")  # graph tasks: one per base searched
+        seen = str(searches)
         got["tasks_seen"][seen] = got["tasks_seen"].get(seen, 0) + 1
         got["every"].append(wall - answer.timings.get("reflection", 0.0))
-        if len(answer.tasks) != args.tasks:
+        if searches != args.tasks:
             continue
         t = answer.timings
         got["overheads"].append(wall - t.get("reflection", 0.0))
@@ -145,6 +172,8 @@ def in_processes(data: Path, args: argparse.Namespace) -> list[dict]:
                    "--max-asks", str(args.max_asks), "--backend", args.backend]
         if args.follow_links is not None:
             command += ["--follow-links", str(args.follow_links)]
+        if args.graph_weight is not None:
+            command += ["--graph-weight", str(args.graph_weight)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode:
             raise SystemExit(f"A worker process failed ({' '.join(command)}):\n{done.stderr[-3000:]}")
@@ -161,6 +190,8 @@ def main() -> None:
     parser.add_argument("--backend", default="onnx-int8", help="embedding backend (torch, onnx, onnx-int8)")
     parser.add_argument("--follow-links", type=int, default=None,
                         help="the strategy's follow_links (documents added by the link hop); default: the strategy's")
+    parser.add_argument("--graph-weight", type=float, default=None,
+                        help="the strategy's entity-graph task weight (0: no graph tasks); default: the strategy's")
     parser.add_argument("--processes", type=int, default=1, help="fresh processes to run the asks in, pooled")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)  # a base's DATA_DIR
     args = parser.parse_args()
@@ -178,6 +209,11 @@ def main() -> None:
         store, filled = build_base(Path(tmp) / "data", args.chunks, args.backend, rng)
         build_s = time.perf_counter() - started
         chunks = sum(store._db.open_table(TABLE_PREFIX + kb).count_rows() for kb in store.knowledge_base_names())
+        mentions = sum(mention_rows.count(store._db, kb) for kb in store.knowledge_base_names())
+        mention_bytes = sum(p.stat().st_size for p in (Path(tmp) / "data").rglob("*")
+                            if p.is_file() and "/gm_" in str(p))
+        chunk_bytes = sum(p.stat().st_size for p in (Path(tmp) / "data").rglob("*")
+                          if p.is_file() and "/kb_" in str(p))
         if args.processes > 1:
             runs = in_processes(Path(tmp) / "data", args)
         else:
@@ -193,7 +229,10 @@ def main() -> None:
         rows += [{"part": f"engine overhead, process {i}", "p50_ms": pct(run["overheads"], 50),
                   "p95_ms": pct(run["overheads"], 95)} for i, run in enumerate(runs, start=1)]
     report("ask_overhead", {"chunks": chunks, "build_s": round(build_s, 1), "backend": args.backend,
-                            "follow_links": args.follow_links, "filled_base": filled, "processes": len(runs),
+                            "follow_links": args.follow_links, "graph_weight": args.graph_weight,
+                            "mention_rows": mentions, "mention_table_mb": round(mention_bytes / 2**20, 1),
+                            "chunk_table_mb": round(chunk_bytes / 2**20, 1),
+                            "filled_base": filled, "processes": len(runs),
                             "asks": len(got["overheads"]), "tasks": args.tasks, "tasks_seen": got["tasks_seen"],
                             "goal_p50_ms": 50, "results": rows}, rows, ["part", "p50_ms", "p95_ms"])
 

@@ -38,12 +38,16 @@ def authority_label(meta: EvidenceMeta) -> str:
     return "authority: default (3/5)" if meta.authority == DEFAULT_AUTHORITY else f"authority {meta.authority}/5"
 
 
-def evidence_title(n: int, ev: Evidence) -> str:
-    """The expander label for evidence number ``n`` (escaped)."""
+def evidence_title(n: int, ev: Evidence, evidence: Sequence[Evidence] = ()) -> str:
+    """The expander label for evidence number ``n`` (escaped); for a passage the entity graph reached, how it came
+    ("graph: via 'Ana Ruiz' from [1]", numbered as ``evidence`` is)."""
     meta = ev.metadata
     page = f" · p.{meta.page}" if meta.page else ""
-    return label(f"[{n}] {meta.title} · {date_label(meta)} · {authority_label(meta)} · score {ev.score:.3f}{page}",
-                 200)
+    via = ""
+    if ev.hop is not None:
+        via = " · " + ev.hop.label({e.chunk_id: m for m, e in enumerate(evidence, start=1)})
+    return label(f"[{n}] {meta.title} · {date_label(meta)} · {authority_label(meta)} · score {ev.score:.3f}{page}"
+                 f"{via}", 240)
 
 
 def evidence_details(ev: Evidence, terms: Iterable[str] = ()) -> None:
@@ -75,7 +79,7 @@ def render_evidence(evidence: Sequence[Evidence], intent: Intent, expanded: int 
         return
     terms = query_terms(intent)
     for n, ev in enumerate(evidence, start=1):
-        with st.expander(evidence_title(n, ev), expanded=n <= expanded):
+        with st.expander(evidence_title(n, ev, evidence), expanded=n <= expanded):
             evidence_details(ev, terms)
 
 

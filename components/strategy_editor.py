@@ -28,6 +28,8 @@ CONSTRAINTS = {
 }
 CREDIBILITY = ("w_task", "w_authority", "w_recency")
 INT_FIELDS = ("top_k", "entity_fanout_limit", "max_evidence", "context_chars", "rrf_k", "follow_links")
+GRAPH_FLOATS = ("weight", "damping")
+GRAPH_INTS = ("top_k", "seed_hits")
 K = "strategy."  # widget key prefix
 
 
@@ -56,6 +58,12 @@ def _set_widgets(values: dict[str, Any]) -> None:
     ss[K + "regulations_kb"] = values["regulations_kb"]
     for field in INT_FIELDS:
         ss[K + field] = int(values[field])
+    graph = values.get("graph") or Strategy().graph.model_dump()
+    for field in GRAPH_FLOATS:
+        ss[K + f"graph.{field}"] = float(graph[field])
+    for field in GRAPH_INTS:
+        ss[K + f"graph.{field}"] = int(graph[field])
+    ss[K + "graph.rerank"] = bool(graph.get("rerank", False))
     cred = values["credibility"]
     for field in (*CREDIBILITY, "unknown_date_recency", "credibility_band"):
         ss[K + f"cred.{field}"] = float(cred[field])
@@ -135,6 +143,21 @@ def _limits_section() -> None:
     c5.number_input("RRF k (fusion smoothing)", 1, 1000, step=1, key=K + "rrf_k")
     st.number_input("Linked documents (one hop)", 0, 10, step=1, key=K + "follow_links",
                     help="Add up to this many documents that the best evidence names by title; 0: off.")
+    st.markdown("**Entity graph**")
+    st.caption("A graph task per base walks from the question's names and the best passages of the other searches "
+               "to the passages that mention the same names (the second passage of a two-step question), and is "
+               "fused like the other tasks. The evidence it adds says through which name it came.")
+    g1, g2, g3, g4 = st.columns(4)
+    g1.number_input("Graph weight", 0.0, 5.0, step=0.1, key=K + "graph.weight", help="0 turns the graph task off.")
+    g2.number_input("Graph passages (k)", 1, 100, step=1, key=K + "graph.top_k")
+    g3.number_input("Damping", 0.05, 0.95, step=0.05, format="%.2f", key=K + "graph.damping",
+                    help="Share of the walk's mass that moves on at each step; higher reaches further.")
+    g4.number_input("Seed passages", 0, 20, step=1, key=K + "graph.seed_hits",
+                    help="Best passages of the base's other searches that the walk starts from.")
+    st.checkbox("Let the graph reorder what the searches found", key=K + "graph.rerank",
+                help="Off (the default): the walk only adds passages no search found, each placed after the passage "
+                     "that names it. On: its ranking also moves the searched passages (better recall on multi-hop "
+                     "questions, but it can push a current revision's passage out for an older source's).")
 
 
 def _credibility_section() -> None:
@@ -206,6 +229,8 @@ def draft_values(routes: pd.DataFrame) -> dict[str, Any]:
         "routes": rules, "default_knowledge_bases": list(ss[K + "defaults"]),
         "regulations_kb": ss[K + "regulations_kb"],
         **{f: int(ss[K + f]) for f in INT_FIELDS},
+        "graph": {**{f: float(ss[K + f"graph.{f}"]) for f in GRAPH_FLOATS},
+                  **{f: int(ss[K + f"graph.{f}"]) for f in GRAPH_INTS}, "rerank": bool(ss[K + "graph.rerank"])},
         "credibility": {
             **{f: float(ss[K + f"cred.{f}"]) for f in (*CREDIBILITY, "unknown_date_recency", "credibility_band")},
             "half_life_days": int(ss[K + "cred.half_life_days"]),

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Action = Literal["compare", "explain", "how_to", "list", "summarize", "lookup", "unknown"]
 SearchType = Literal["vector", "keyword", "hybrid"]
+TaskType = Literal["vector", "keyword", "hybrid", "graph"]
+"""What a retrieval task runs: a store search, or a walk of the entity graph (engine/retrieval/graph.py)."""
 IssueType = Literal["citation", "fact", "logic", "overconfidence", "format", "injection"]
 Status = Literal["success", "refused", "failure"]
 
@@ -94,7 +96,7 @@ class SearchFilters(Frozen):
 
 class RetrievalTask(Frozen):
     query: str
-    search_type: SearchType
+    search_type: TaskType
     knowledge_base: str
     weight: float = Field(ge=0)
     priority: int = 0
@@ -115,8 +117,29 @@ class EvidenceMeta(Frozen):
     file_name: str = ""
 
 
+class Hop(Frozen):
+    """How the entity graph reached a passage that no search found: through ``mention`` (as written), named in the
+    passage ``from_chunk`` (titled ``from_title``), or in the question when ``from_chunk`` is None."""
+
+    mention: str
+    from_chunk: str | None = None
+    from_title: str = ""
+
+    def label(self, numbers: dict[str, int]) -> str:
+        """How the passage came, in words, with the evidence numbered by ``numbers`` (chunk id -> [n]):
+        "graph: via 'Ana Ruiz' from [3]", "... from 'A title'" (a passage not among the evidence) or "... named
+        in the question"."""
+        if self.from_chunk is None:
+            return f"graph: via '{self.mention}' named in the question"
+        if self.from_chunk in numbers:
+            return f"graph: via '{self.mention}' from [{numbers[self.from_chunk]}]"
+        return f"graph: via '{self.mention}' from '{self.from_title}'" if self.from_title else \
+            f"graph: via '{self.mention}'"
+
+
 class Evidence(Frozen):
-    """One retrieved chunk, with its fused score and the tasks that found it."""
+    """One retrieved chunk, with its fused score and the tasks that found it (``hop``: how the entity graph reached
+    it, when only the graph did)."""
 
     chunk_id: str
     doc_id: str
@@ -128,6 +151,7 @@ class Evidence(Frozen):
     scores: dict[str, float] = Field(default_factory=dict)
     found_by: tuple[str, ...] = ()
     metadata: EvidenceMeta
+    hop: Hop | None = None
 
 
 class ReviewIssue(Frozen):

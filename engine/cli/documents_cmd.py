@@ -54,6 +54,10 @@ def register(sub, parent: argparse.ArgumentParser) -> None:
     p.add_argument("title", metavar="TITLE")
     p.add_argument("--kb", required=True)
     p.set_defaults(handler=cmd_set_title)
+    p = kb_sub.add_parser("graph", parents=[parent],
+                          help="make a base's entity graph (the names its passages mention) again from its chunks")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(handler=cmd_graph)
     p = kb_sub.add_parser("drop", parents=[parent], help="delete a whole knowledge base")
     p.add_argument("name", metavar="NAME")
     p.add_argument("--yes", action="store_true", help="confirm the drop")
@@ -172,6 +176,16 @@ def cmd_set_title(args) -> int:
                "chunks": info.chunks}
     emit(args, payload, lambda p: f"{p['doc_id']} in {p['knowledge_base']} is now titled {p['title']!r} "
                                   f"({p['chunks']} chunks).")
+    return 0
+
+
+def cmd_graph(args) -> int:
+    store = _store(args)
+    rows = store.rebuild_mentions(args.name)
+    payload = {"ok": True, "knowledge_base": args.name, "mention_rows": rows,
+               "chunks": store.count_chunks(args.name)}
+    emit(args, payload, lambda p: f"The entity graph of {p['knowledge_base']} holds {p['mention_rows']} mentions "
+                                  f"of its {p['chunks']} chunks.")
     return 0
 
 

@@ -407,9 +407,13 @@ def unaddressed(question: str, answer: str, evidence: Sequence[Evidence]) -> lis
     from engine.language.question import read_question
     from engine.offline.signals import names_subject
 
-    cited = [evidence[n - 1] for n in citations(answer) if 1 <= n <= len(evidence)]
-    if not cited:
+    from engine.offline.sentences import bridges
+
+    numbers = [n for n in citations(answer) if 1 <= n <= len(evidence)]
+    if not numbers:
         return []  # nothing to check it against: the citation check reports the missing [n]
+    hops = bridges(evidence)  # a passage reached through a name in another passage is said of what that one is about
+    cited = [evidence[n - 1] for n in numbers] + [evidence[hops[n] - 1] for n in numbers if n in hops]
     documents = {e.doc_id for e in cited}  # a passage is about what its document is about: the subject named in
     said = " ".join([strip_citations(answer)] + [f"{e.metadata.title} {e.text}" for e in evidence  # another of its
                                                   if e.doc_id in documents])  # retrieved passages counts as named

@@ -166,13 +166,30 @@ BRIDGE_MIN_CHARS = 4
 """Shorter titles are too generic to link two documents."""
 
 
+def bridges(evidence: Sequence[Evidence]) -> dict[int, int]:
+    """[n] -> [m] for evidence reached by a hop from another evidence passage: through a name the entity graph
+    followed (``Evidence.hop``), or a title the link hop followed (``scores["linked_from"]``)."""
+    number = {e.chunk_id: m for m, e in enumerate(evidence, start=1)}
+    out: dict[int, int] = {}
+    for n, item in enumerate(evidence, start=1):
+        source = number.get(item.hop.from_chunk) if item.hop is not None and item.hop.from_chunk else None
+        if source is None and "linked_from" in item.scores:
+            source = int(item.scores["linked_from"])
+        if source is not None and source != n and 1 <= source <= len(evidence):
+            out[n] = source
+    return out
+
+
 def _linked(evidence: Sequence[Evidence]) -> dict[int, int]:
     """Evidence one hop away: its document's title is named in another document's retrieved text. Maps [n] to the
     best-ranked [m] that names it ("... based on the life of James Stockdale" links the page titled "James
-    Stockdale"), the second passage of a two-step question."""
-    out: dict[int, int] = {}
+    Stockdale"), the second passage of a two-step question. Evidence the entity graph reached through a name in
+    another passage among the evidence is linked to that passage (``Evidence.hop``)."""
+    out: dict[int, int] = bridges(evidence)
     texts = [(m, normalise_phrase(e.text), normalise_phrase(e.metadata.title)) for m, e in enumerate(evidence, 1)]
     for n, item in enumerate(evidence, start=1):
+        if n in out:
+            continue
         title = normalise_phrase(item.metadata.title)
         if len(title) < BRIDGE_MIN_CHARS:
             continue

@@ -86,6 +86,14 @@ class StrategyRouter:
                                f"'{entity}' {n + 1} of {min(len(entities), s.entity_fanout_limit)} on {kb} "
                                f"(x{cw.entity})",
                     ))
+        if s.graph.weight > 0:
+            for kb in bases:
+                tasks.append(RetrievalTask(
+                    query=intent.search_query, search_type="graph", knowledge_base=kb, weight=round(s.graph.weight, 4),
+                    priority=10, top_k=s.graph.top_k,
+                    reason=f"entity graph on {kb}: a walk from the question's names and the best {s.graph.seed_hits} "
+                           f"passages to the passages they lead to (damping {s.graph.damping})",
+                ))
         return sorted(tasks, key=lambda t: t.priority)
 
 

@@ -124,6 +124,20 @@ class CredibilityFormula(_Model):
         return relevance * (1 + self.credibility_band * (2 * credibility - 1))
 
 
+class GraphSettings(_Model):
+    """The entity-graph task (engine/retrieval/graph.py), planned on each base searched beside the other tasks."""
+
+    weight: float = Field(default=1.0, ge=0, le=5, description="weight of the graph task in the fusion; 0 turns it off")
+    top_k: int = Field(default=10, ge=1, le=100, description="passages the walk returns per base")
+    damping: float = Field(default=0.5, ge=0.05, le=0.95,
+                           description="share of the walk's mass that moves on at each step (HippoRAG's 0.5)")
+    seed_hits: int = Field(default=5, ge=0, le=20,
+                           description="best passages of the base's other searches that seed the walk")
+    rerank: bool = Field(default=False,
+                         description="let the walk's ranking also move passages the searches found (off: the walk "
+                                     "only adds passages no search found)")
+
+
 class Strategy(_Model):
     """Everything the router and the fusion step need; versioned by StrategyStore."""
 
@@ -150,6 +164,7 @@ class Strategy(_Model):
         description="Documents added per ask because the best evidence names them by title (one hop: "
                     "engine/retrieval/links.py); 0 turns this off.",
     )
+    graph: GraphSettings = Field(default_factory=GraphSettings)
     credibility: CredibilityFormula = Field(default_factory=CredibilityFormula)
 
     @field_validator("search_weights")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import numpy as np
@@ -14,8 +15,10 @@ import numpy as np
 from engine.fork_safe import Ahead, ForkSafePool
 from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
-from engine.results import Evidence, Intent, RetrievalTask
+from engine.results import Evidence, Hop, Intent, RetrievalTask
 from engine.retrieval.credibility import credibility
+from engine.language.mentions import Mention, question_mentions
+from engine.retrieval import graph
 from engine.retrieval.evidence import allot_budget, evidence_meta, fit_text
 from engine.retrieval.links import follow_links, title_indexes
 from engine.store import KnowledgeBaseStore, LegMemo, SearchHit, SearchRequest
@@ -25,6 +28,9 @@ from engine.store.titles import TitleIndex
 _READER = ForkSafePool(4, "store-reads")
 """Reads what an ask needs beside its searches: the bases' title indexes while the searches run, the evidence's
 stored sentence vectors while the link hop runs."""
+
+_WALKS = ForkSafePool(4, "graph-walks")
+"""Runs the graph tasks of an ask, one per base, at once; their first reads run on ``_READER``."""
 
 _EMBEDDING = Ahead("embed-ahead")
 """Questions embedded while perception reads them (see ``Retriever.prepare``), by (embedder, text)."""
@@ -44,6 +50,8 @@ class TaskRun:
     hits: tuple[SearchHit, ...]
     ms: float
     error: str | None = None
+    reach: Mapping[str, graph.Reach] = field(default_factory=dict)
+    """For a graph task: how the walk reached each hit that did not seed it."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,11 @@ class AskMemo:
     sentences: dict[str, np.ndarray] = field(default_factory=dict)
     read: set[tuple[str, str]] = field(default_factory=set)
     """The (kb, chunk_id) chunks whose sentence vectors ``sentences`` holds."""
+    near: dict[tuple, Future] = field(default_factory=dict)
+    """Each base's question neighbourhood in the entity graph, by (kb, the question's mention keys)."""
+    walks: dict[tuple, "TaskRun"] = field(default_factory=dict)
+    """Each graph task's run, by its base and the question's names: a later attempt (a wider search, a retry)
+    reuses the walk of the first, whose seeds were the best hits of the question as first searched."""
 
     def fetch(self, k: int) -> int | None:
         """The rows each query of a task of ``k`` fetches, when more than ``k``."""
@@ -133,35 +146,112 @@ class Retriever:
         bases = [t.knowledge_base for t in tasks]
         # the title indexes the link hop reads depend on the bases only: fetched while the searches run
         indexes = _READER.submit(self._title_indexes, bases, memo) if strategy.follow_links > 0 else None
+        walks = [t for t in tasks if t.search_type == "graph"]
+        searches = [t for t in tasks if t.search_type != "graph"]
+        # the graph's first reads need only the question: they run while the searches do
+        asked = question_mentions(intent.search_query, intent.entity_texts)
+        keys = tuple(m.key for m in asked)
+        for kb in dict.fromkeys(t.knowledge_base for t in walks):
+            if (kb, keys) not in memo.near:
+                memo.near[kb, keys] = _READER.submit(self._question_neighbourhood, kb, keys)
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         embedding = self._embedding(queries, memo.vectors)
         ready = [t0]  # when each vector was ready
         for started in embedding.values():
             started.add_done_callback(lambda _: ready.append(time.perf_counter()))
-        runs = self._search(tasks, embedding, memo)
+        runs = self._search(searches, embedding, memo) if searches else []
         vectors = {query: vector.result() for query, vector in embedding.items()}  # an embedding error is raised
         memo.vectors.update(vectors)
+        t1 = time.perf_counter()
+        question = vectors.get(intent.search_query)
+        walking = [_WALKS.submit(self._walk, task, asked, strategy, runs, memo.near[task.knowledge_base, keys], memo)
+                   for task in walks]
+        # while the walks run: the searches' own evidence is fused, its sentence vectors read and its links followed
+        # (each base's walk mostly waits on the store); the walks' passages are then fused in, and the sentences of
+        # any chunk they bring are read after
+        evidence, candidates, dropped = self.fuse(runs, intent, strategy, question) if runs else ([], 0, 0)
         t2 = time.perf_counter()
-        evidence, candidates, dropped = self.fuse(runs, intent, strategy, vectors.get(intent.search_query))
-        t3 = time.perf_counter()
-        # the fused evidence's sentence vectors are read while the link hop runs (both mostly wait on the store)
         reading = _READER.submit(self._sentences, [(e.knowledge_base, e.chunk_id) for e in evidence], memo)
-        linked = follow_links(self.store, evidence, bases, vectors.get(intent.search_query), strategy.follow_links,
+        linked = follow_links(self.store, evidence, bases, question, strategy.follow_links,
                               strategy.context_chars // strategy.max_evidence,
                               indexes.result() if indexes is not None and evidence else None)
+        t3 = time.perf_counter()
+        if walking:
+            runs = runs + [walk.result() for walk in walking]
         t4 = time.perf_counter()
-        reading.result()
-        if linked:
-            self._sentences([(e.knowledge_base, e.chunk_id) for e in linked], memo)
-        sentences = dict(memo.sentences)  # the evidence's, and those of chunks an earlier attempt read
+        if walking:
+            runs = [next(r for r in runs if r.task is task) for task in tasks]  # in the tasks' order
+            evidence, candidates, dropped = self.fuse(runs, intent, strategy, question)
+            have = {e.doc_id for e in evidence}
+            linked = [e for e in linked if e.doc_id not in have]
         t5 = time.perf_counter()
+        reading.result()
+        self._sentences([(e.knowledge_base, e.chunk_id) for e in evidence + linked], memo)  # reads only the new
+        sentences = dict(memo.sentences)  # the evidence's, and those of chunks an earlier attempt read
+        t6 = time.perf_counter()
         # the parts add up to the stage: "embed" until every vector was ready (the full-text legs ran meanwhile),
-        # "search" the rest of the searches
-        embedded = min(max(ready), t2)  # (a callback runs just after its result is set: at most a few µs late)
-        timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t2 - embedded) * 1000, "fuse_ms": (t3 - t2) * 1000,
-                   "links_ms": (t4 - t3) * 1000, "sentences_ms": (t5 - t4) * 1000}
+        # "search" the rest of the searches, "graph" the wait for the walks once the links were followed
+        embedded = min(max(ready), t1)  # (a callback runs just after its result is set: at most a few µs late)
+        timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t1 - embedded) * 1000,
+                   "fuse_ms": (t2 - t1 + t5 - t4) * 1000, "links_ms": (t3 - t2) * 1000, "graph_ms": (t4 - t3) * 1000,
+                   "sentences_ms": (t6 - t5) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
+
+    def _question_neighbourhood(self, kb: str, keys: Sequence[str]) -> tuple[Any, graph.Neighbourhood]:
+        tables = self.store.graph_tables(kb)
+        return tables, graph.question_neighbourhood(tables, keys)
+
+    def _walk(self, task: RetrievalTask, asked: Sequence[Mention], strategy: Strategy, runs: Sequence[TaskRun],
+              near: Future, memo: AskMemo) -> TaskRun:
+        """A graph task: the walk over ``task``'s base, seeded by the question's names and the best hits of the
+        base's other searches (by reciprocal rank over them). A failure is the task's error, as a search's is.
+
+        Its hits are the passages no search of the base found (the fusion leaves the searched ones where the
+        searches put them), and of those only the ones that can reach the evidence are read from the store: when
+        ``max_evidence`` passages of the same base already outrank the score the fusion would give one
+        (``graph_place``) by more than the credibility band can move, it is left out (the fusion would drop it)."""
+        started = time.perf_counter()
+        try:
+            kb = task.knowledge_base
+            fused: dict[str, float] = {}
+            known: dict[str, SearchHit] = {}
+            for run in runs:
+                if run.task.knowledge_base != kb:
+                    continue
+                for rank, hit in enumerate(run.hits, start=1):
+                    fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + run.task.weight / (strategy.rrf_k + rank)
+                    known.setdefault(hit.chunk_id, hit)
+            seeds = sorted(fused.items(), key=lambda item: -item[1])[: strategy.graph.seed_hits]
+            key = (kb, tuple(m.key for m in asked))
+            if key in memo.walks:
+                return replace(memo.walks[key], task=task)
+            tables, neighbourhood = near.result()
+            neighbourhood = graph.widen(tables, neighbourhood, [known[c] for c, _ in seeds])
+            result = graph.walk(neighbourhood, asked, seeds, task.top_k, strategy.graph.damping)
+            band = strategy.credibility.credibility_band
+            ahead = sorted(fused.values(), reverse=True)
+            bar = ahead[strategy.max_evidence - 1] * (1 - band) / (1 + band) if len(ahead) >= strategy.max_evidence \
+                else 0.0
+            placed = graph_place([(c, task.weight / (strategy.rrf_k + rank))
+                                  for rank, (c, _, _) in enumerate(result.ranked, start=1) if c not in known],
+                                 result.reach, fused)
+            ranked = [(c, d, score) for rank, (c, d, score) in enumerate(result.ranked, start=1)
+                      if (c in known and strategy.graph.rerank)
+                      or (c not in known and max(placed[c], task.weight / (strategy.rrf_k + rank)) >= bar)]
+            reach = {c: r for c, r in result.reach.items() if any(c == kept for kept, _, _ in ranked)}
+            wanted = {c: d for c, d, _ in ranked if c not in known}
+            wanted.update({r.from_chunk: neighbourhood.doc_of[r.from_chunk] for r in reach.values()
+                           if r.from_chunk and r.from_chunk not in known})
+            rows = self.store.chunks_by_id(kb, wanted) if wanted else {}
+            every = {**rows, **known}
+            reach = {c: graph.Reach(r.mention, r.from_chunk, every[r.from_chunk].title if r.from_chunk in every else "")
+                     for c, r in reach.items()}
+            hits = graph.hits_for(ranked, known, rows)
+            memo.walks[key] = TaskRun(task, tuple(hits), (time.perf_counter() - started) * 1000, reach=reach)
+            return memo.walks[key]
+        except Exception as exc:  # noqa: BLE001 - a failing task keeps its error, as a failing search does
+            return TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}")
 
     def _title_indexes(self, bases: Sequence[str], memo: AskMemo) -> dict[str, TitleIndex]:
         missing = [kb for kb in dict.fromkeys(bases) if kb not in memo.indexes]
@@ -184,21 +274,38 @@ class Retriever:
         drown another, and a base whose best chunk is far from the question sinks. The newest retrieved revision
         of a document series ranks at least as high as its older revisions (``lift_current_revisions``).
         Credibility then moves a chunk by at most ``credibility_band`` of its relevance (``CredibilityFormula.fuse``).
+
+        The entity graph's tasks only add (unless the strategy's ``graph.rerank``): a passage a search found keeps
+        the place the searches gave it, and a passage only the walk found gets its own reciprocal rank, or, for the
+        one the walk weighs most among those reached from a searched passage, just below that passage
+        (``graph_place``). With ``rerank`` a walk's hits add their reciprocal rank as any task's do.
         """
         rrf: dict[str, float] = {}
         best_weight: dict[str, float] = {}
         hit_of: dict[str, SearchHit] = {}
         scores: dict[str, dict[str, float]] = {}
         found_by: dict[str, list[str]] = {}
+        reach: dict[str, graph.Reach] = {}
+        searched = set() if strategy.graph.rerank else \
+            {hit.chunk_id for run in runs if run.task.search_type != "graph" for hit in run.hits}
+        walked: list[tuple[str, float]] = []  # (chunk, its own reciprocal rank) of passages only a walk found
         for index, run in enumerate(runs):
+            for cid, how in run.reach.items():
+                reach.setdefault(cid, how)
             label = task_label(index, run.task)
             for rank, hit in enumerate(run.hits, start=1):
                 cid = hit.chunk_id
-                rrf[cid] = rrf.get(cid, 0.0) + run.task.weight / (strategy.rrf_k + rank)
+                if run.task.search_type == "graph" and not strategy.graph.rerank:
+                    if cid in searched:
+                        continue
+                    walked.append((cid, run.task.weight / (strategy.rrf_k + rank)))
+                else:
+                    rrf[cid] = rrf.get(cid, 0.0) + run.task.weight / (strategy.rrf_k + rank)
                 best_weight[cid] = max(best_weight.get(cid, 0.0), run.task.weight)
                 hit_of.setdefault(cid, hit)
                 scores.setdefault(cid, {})[f"{label}:{hit.mode}"] = round(hit.score, 4)
                 found_by.setdefault(cid, []).append(label)
+        rrf.update(graph_place(walked, reach, rrf))  # (rrf holds the searched passages' scores only, until here)
         if not rrf:
             return [], 0, 0
         similarity = {cid: _cosine(question_vector, hit.vector) for cid, hit in hit_of.items()}
@@ -226,18 +333,45 @@ class Retriever:
         ranked.sort(key=lambda r: (-r[0], r[1]))
         chosen = ranked[: strategy.max_evidence]
         budgets = allot_budget([c[2] for c in chosen], strategy.context_chars)
+        number = {cid: n for n, (_, cid, _, _, _) in enumerate(chosen, start=1)}
         evidence = []
         for (final, cid, cred, rel, update), budget in zip(chosen, budgets):
             hit = hit_of[cid]
             text = fit_text(hit.text, budget)
             extra = {} if similarity[cid] is None else {"similarity": round(similarity[cid], 4)}
+            how = reach.get(cid) if all(":graph@" in label for label in found_by[cid]) else None
+            hop = None if how is None else Hop(mention=how.mention, from_chunk=how.from_chunk, from_title=how.from_title)
             evidence.append(Evidence(
                 chunk_id=cid, doc_id=hit.doc_id, knowledge_base=hit.knowledge_base, text=text,
                 score=round(final, 4), weight=best_weight[cid], credibility=cred,
                 scores={"rrf": round(rrf[cid], 6), "relevance": round(rel, 4), **extra, **scores[cid]},
-                found_by=tuple(found_by[cid]), metadata=evidence_meta(hit),
+                found_by=tuple(found_by[cid]) + ((hop.label(number),) if hop else ()), metadata=evidence_meta(hit),
+                hop=hop,
             ))
         return evidence, len(ranked), len(ranked) - len(chosen)
+
+
+GRAPH_DISCOUNT = 0.999
+"""A passage only the walk found, led to by a name in a searched passage, ranks at this share of that passage's
+fused score: just after it (reciprocal ranks of neighbouring places differ by 1-2 %), as a document the link hop
+adds does (engine/retrieval/links.py)."""
+
+
+def graph_place(walked: Sequence[tuple[str, float]], reach: Mapping[str, graph.Reach],
+                rrf: Mapping[str, float]) -> dict[str, float]:
+    """The fused score of each passage only a walk found (``walked``: chunk and its own reciprocal rank, in the
+    walk's order): its own, or for the first passage reached from each searched passage, ``GRAPH_DISCOUNT`` of that
+    passage's score when that is more."""
+    placed: dict[str, float] = {}
+    lent: set[str] = set()
+    for cid, own in walked:
+        source = reach[cid].from_chunk if cid in reach else None
+        score = placed.get(cid, 0.0) + own
+        if source is not None and source in rrf and source not in lent:
+            lent.add(source)
+            score = max(score, GRAPH_DISCOUNT * rrf[source])
+        placed[cid] = score
+    return placed
 
 
 def base_relevance(rrf: dict[str, float], base_of: dict[str, str], similarity: dict[str, float | None],

@@ -39,6 +39,7 @@ from engine.store.schema import (
     TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, check_doc_id, check_kb_name, chunk_schema, open_named,
     sql_literal,
 )
+from engine.store import mentions as mention_rows
 from engine.store import sentences as sentence_rows
 from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
@@ -71,6 +72,7 @@ class KnowledgeBaseStore(StoreReading):
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
         self._titles: dict[str, tuple[int, TitleIndex]] = {}  # kb -> (catalogue version, its title index)
+        self._graph_counts: dict[str, tuple[int | None, dict[str, int]]] = {}  # kb -> (count table version, counts)
 
     # -- plumbing -----------------------------------------------------------
     def _connect(self):
@@ -340,6 +342,7 @@ class KnowledgeBaseStore(StoreReading):
             what = f"Writing {len(written)} document(s) to {kb!r}"
             self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
             sentence_rows.write_rows(self._db, kb, sentences, sorted(replace | set(written)), dim)
+            mention_rows.write_rows(self._db, kb, mention_rows.rows_for(data), sorted(replace | set(written)))
         return outcomes
 
     @staticmethod
@@ -375,6 +378,10 @@ class KnowledgeBaseStore(StoreReading):
                 with self._write_lock, self._locks.hold(kb):  # rows a cut-short write left: settle them now
                     table.checkout_latest()
                     self._catalogue_for_write(kb, table)
+            if mention_rows.table_of(self._db, kb) is None and table.count_rows():  # written before the graph existed
+                with self._write_lock, self._locks.hold(kb):
+                    if mention_rows.table_of(self._db, kb) is None:
+                        self._build_mentions(kb, table)
             with self._locks.hold(kb, "maintenance", MAINTENANCE_WAIT_S):  # one at a time; writers go on meanwhile
                 table.checkout_latest()
                 result = maintain(table, kb, self.settings)
@@ -382,11 +389,27 @@ class KnowledgeBaseStore(StoreReading):
                     catalogue.checkout_latest()
                     tidy_catalogue(catalogue)
                 sentence_rows.maintain_table(self._db, kb)
+                mention_rows.maintain_table(self._db, kb)
             self._refresh_connection()
             return result
         except Exception as exc:  # noqa: BLE001 - index work must not turn a landed write into an error
             log.warning("index maintenance of %s failed; left for the next ingest or search: %s", kb, exc)
             return MaintenanceResult(kb, pending=f"{type(exc).__name__}: {exc}")
+
+    def rebuild_mentions(self, kb: str) -> int:
+        """Make ``kb``'s entity-graph mentions again from its chunks (a base written before the graph existed, or
+        one whose mention write failed); returns how many mention rows it holds now."""
+        with self._write_lock, self._locks.hold(check_kb_name(kb)):
+            self._build_mentions(kb, self._open(kb))
+        self.maintain(kb)
+        return mention_rows.count(self._db, kb)
+
+    def _build_mentions(self, kb: str, table) -> None:
+        chunks = self._scan(table, ["chunk_id", "doc_id", "title", "text"])
+        mention_rows.drop(self._db, kb)
+        self._db.create_table(mention_rows.MENTION_PREFIX + kb, data=mention_rows.rows_for(chunks),
+                              schema=mention_rows.mention_schema())
+        mention_rows.recount_all(self._db, kb)
 
     def _keyword_index_ready(self, kb: str, table) -> None:
         """Before a keyword search: build the full-text index if it is missing (a crash between a first write and
@@ -413,6 +436,7 @@ class KnowledgeBaseStore(StoreReading):
             self._commit_with_catalogue(kb, table, catalogue, catalogue_schema().empty_table(), [doc_id],
                                         lambda: table.delete(where), f"Deleting {doc_id!r} from {kb!r}")
             sentence_rows.write_rows(self._db, kb, None, [doc_id], self.embedder.dim)
+            mention_rows.write_rows(self._db, kb, None, [doc_id])
         return count
 
     def set_title(self, doc_id: str, kb: str, title: str) -> DocumentInfo:
@@ -432,6 +456,7 @@ class KnowledgeBaseStore(StoreReading):
                 kb, table, catalogue, entries, [],
                 lambda: table.merge_insert("chunk_id").when_matched_update_all().execute(rows),
                 f"Retitling {doc_id!r} in {kb!r}")
+            mention_rows.retitle(self._db, kb, rows)
         self.maintain(kb)  # the keyword index takes the new text
         return next(d for d in self.list_documents(kb) if d.doc_id == doc_id)
 
@@ -441,7 +466,9 @@ class KnowledgeBaseStore(StoreReading):
             self._db.drop_table(TABLE_PREFIX + kb)
             self._db.drop_table(CATALOGUE_PREFIX + kb, ignore_missing=True)
             self._db.drop_table(SENTENCE_PREFIX + kb, ignore_missing=True)
+            mention_rows.drop(self._db, kb)
         with self._vocabulary_lock:
             self._vocabularies.pop(kb, None)  # a new table of the same name restarts its version count
             self._titles.pop(kb, None)
+            self._graph_counts.pop(kb, None)
         self._keyword_ready.pop(kb, None)

@@ -92,7 +92,7 @@ def build_keyword_index(table) -> None:
     )
 
 
-def _scalar_index(column: str, name: str):
+def scalar_index(column: str, name: str):
     def build(table) -> None:
         """(Re)build the BTree index on ``column``."""
         retry_conflicts(lambda: table.create_index(column, config=BTree(), replace=True, name=name),
@@ -100,8 +100,8 @@ def _scalar_index(column: str, name: str):
     return build
 
 
-build_doc_index = _scalar_index("doc_id", DOC_INDEX)
-build_chunk_index = _scalar_index("chunk_id", CHUNK_INDEX)
+build_doc_index = scalar_index("doc_id", DOC_INDEX)
+build_chunk_index = scalar_index("chunk_id", CHUNK_INDEX)
 BUILDERS = {FTS_INDEX: build_keyword_index, DOC_INDEX: build_doc_index}
 
 

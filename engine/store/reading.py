@@ -14,8 +14,11 @@ import numpy as np
 
 from engine.results import SearchFilters
 from engine.store.catalogue import in_list
-from engine.store.schema import TABLE_PREFIX, SearchHit, check_doc_id
-from engine.store.search import LegMemo, Outcome, Search, SearchRequest, filter_sql, run_search, run_searches
+from engine.store import mentions as mention_rows
+from engine.store.schema import META_COLUMNS, TABLE_PREFIX, SearchHit, check_doc_id, sql_literal
+from engine.store.search import (
+    LegMemo, Outcome, Search, SearchRequest, as_rows, filter_sql, read_rows, run_all, run_search, run_searches,
+)
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
@@ -44,6 +47,32 @@ class StoreReading:
         if not doc_ids:
             return []
         return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
+
+    def graph_tables(self, kb: str) -> mention_rows.GraphTables | None:
+        """The entity graph of ``kb`` (engine/store/mentions.py): its mention table, and the passage counts of the
+        mentions its passages share, kept until the count table changes; None when it has no graph."""
+        table = mention_rows.table_of(self._db, kb)
+        if table is None:
+            return None
+        counts = mention_rows.counts_of(self._db, kb)
+        version = None if counts is None else counts.version
+        with self._vocabulary_lock:
+            cached = self._graph_counts.get(kb)
+        if cached is None or cached[0] != version:
+            cached = (version, mention_rows.shared_counts(counts))
+            with self._vocabulary_lock:
+                self._graph_counts[kb] = cached
+        return mention_rows.GraphTables(table, cached[1])
+
+    def chunks_by_id(self, kb: str, chunks: dict[str, str]) -> dict[str, SearchHit]:
+        """The rows of these chunks of ``kb`` (chunk id -> its document id) as hits of score 0, by chunk id. The
+        read goes through the document index, then picks the chunks."""
+        if not chunks:
+            return {}
+        where = (f"{in_list(sorted({check_doc_id(d) for d in chunks.values()}))} AND chunk_id IN "
+                 f"({', '.join(sql_literal(c) for c in sorted(chunks))})")
+        rows = as_rows(run_all([read_rows(self._open(kb), where, META_COLUMNS + ["vector"])])[0])
+        return {row["chunk_id"]: SearchHit.from_row(row, 0.0, "graph") for row in rows}
 
     def vocabulary(self, kb: str | Sequence[str] | None = None, known: Sequence[str] | None = None) -> Vocabulary:
         """The words of one, several or all knowledge bases (bases that do not exist are skipped; ``known``: the

@@ -140,6 +140,13 @@ class ScopedStore:
     def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: Any, k: int):
         return self.inner.nearest_chunks(self._readable(kb), doc_ids, vector, k)
 
+    def graph_tables(self, kb: str):
+        """The entity graph of a base this identity may read (a walk reads one base's graph, never another's)."""
+        return self.inner.graph_tables(self._readable(kb))
+
+    def chunks_by_id(self, kb: str, chunks: dict[str, str]):
+        return self.inner.chunks_by_id(self._readable(kb), chunks)
+
     def search(self, query: str, kb: str | Sequence[str] | None = None, mode: str = "hybrid", k: int = 10,
                filters: Any = None, vector: Any = None):
         names = self._names(kb)
@@ -171,6 +178,11 @@ class ScopedStore:
         """Index upkeep after a write: for a base this identity may write."""
         self.identity.require_write(kb)
         return self.inner.maintain(kb)
+
+    def rebuild_mentions(self, kb: str) -> int:
+        """The entity graph made again: for a base this identity may write."""
+        self.identity.require_write(kb)
+        return self.inner.rebuild_mentions(kb)
 
     def delete_document(self, doc_id: str, kb: str) -> int:
         self._readable(kb)

@@ -435,6 +435,7 @@ def run_all(coroutines: Sequence[Coroutine]) -> list:
     return LOOP.run(gather()) if coroutines else []
 
 
-async def read_rows(table, where: str, columns: list[str]) -> pa.Table:
-    """The rows of ``table`` matching ``where``, with ``columns``."""
-    return await collect(_async_table(table).query().where(where).select(columns))
+async def read_rows(table, where: str, columns: list[str], limit: int | None = None) -> pa.Table:
+    """The rows of ``table`` matching ``where``, with ``columns`` (at most ``limit``)."""
+    query = _async_table(table).query().where(where).select(columns)
+    return await collect(query.limit(limit) if limit else query)

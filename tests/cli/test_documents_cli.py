@@ -139,3 +139,21 @@ def test_set_title_retitles_a_document_and_search_shows_it(tmp_path, capsys, dat
     assert out["results"][0]["title"] == "AMIS fault code table"
     code, out = run_json(capsys, "kb", "set-title", doc["doc_id"], " ", "--kb", "manuals", "--data-dir", data_dir)
     assert code == 1 and "cannot be empty" in out["error"]
+
+
+def test_kb_graph_makes_a_base_s_entity_graph_again(tmp_path, capsys, data_dir):
+    from engine.config import load_settings
+    from engine.store import KnowledgeBaseStore
+    from engine.store import mentions
+
+    docs = tmp_path / "docs"
+    helpers.write_corpus(docs)
+    run_json(capsys, "ingest", str(docs), "--kb", "manuals", "--data-dir", data_dir)
+    store = KnowledgeBaseStore(load_settings(data_dir=Path(data_dir)))
+    written = mentions.count(store._db, "manuals")
+    assert written > 0
+    mentions.drop(store._db, "manuals")
+    code, out = run_json(capsys, "kb", "graph", "manuals", "--data-dir", data_dir)
+    assert code == 0 and out["mention_rows"] == written and out["chunks"] > 0
+    code, out = run_json(capsys, "kb", "graph", "nowhere", "--data-dir", data_dir)
+    assert code == 1 and "does not exist" in out["error"]

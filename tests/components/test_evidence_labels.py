@@ -42,3 +42,19 @@ def test_the_details_say_date_unknown_and_default_authority():
     assert not at.exception
     seen = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.value)) for m in at.markdown)
     assert "Date : date unknown" in " ".join(seen.split()) and "Authority : default (3/5)" in " ".join(seen.split())
+
+
+def test_a_passage_the_graph_reached_says_through_which_name_and_from_which_passage():
+    from engine.results import Hop
+
+    source = upload()
+    reached = Evidence(chunk_id="u2", doc_id="vasseur", knowledge_base="uploads", text="She studied in Brennhaven.",
+                       score=0.5, metadata=EvidenceMeta(title="Oriane Vasseur"),
+                       hop=Hop(mention="Oriane Vasseur", from_chunk="u1", from_title="Suppression note"))
+    shown = evidence_title(2, reached, [source, reached]).replace("\\", "")
+    assert shown.endswith("graph: via 'Oriane Vasseur' from [1]")
+    alone = evidence_title(1, reached, [reached]).replace("\\", "")
+    assert alone.endswith("graph: via 'Oriane Vasseur' from 'Suppression note'")
+    asked = reached.model_copy(update={"hop": Hop(mention="Oriane Vasseur")})
+    assert evidence_title(1, asked, [asked]).replace("\\", "").endswith("via 'Oriane Vasseur' named in the question")
+    assert "graph" not in title(1, source)

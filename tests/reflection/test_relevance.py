@@ -174,3 +174,28 @@ def test_a_subject_named_in_another_passage_of_the_cited_document_counts_as_name
     assert unaddressed(HARBOUR_Q, answer, HARBOUR) == []
     # a passage of another document does not lend its subjects
     assert unaddressed(HARBOUR_Q, answer, [HARBOUR[1], HARBOUR[2]]) != []
+
+
+NOVEL = [
+    evidence("novel#1", "Saltmarsh Hymns is a 2009 novel written by Oriane Vasseur.", "Saltmarsh Hymns"),
+    evidence("vasseur#1", "Oriane Vasseur read philosophy at the University of Quillmoor.", "Oriane Vasseur"),
+]
+NOVEL_Q = "Where did the author of Saltmarsh Hymns study?"
+
+
+@pytest.mark.unit
+def test_a_passage_reached_through_a_name_in_another_passage_is_said_of_that_passage_s_subject():
+    from engine.offline.reviewer import unaddressed
+    from engine.offline.sentences import bridges
+    from engine.results import Hop
+
+    answer = "At the University of Quillmoor [2]."
+    assert unaddressed(NOVEL_Q, answer, NOVEL) != []  # a passage alone does not name the novel
+    reached = NOVEL[1].model_copy(update={"hop": Hop(mention="Oriane Vasseur", from_chunk="novel#1")})
+    assert bridges([NOVEL[0], reached]) == {2: 1}
+    assert unaddressed(NOVEL_Q, answer, [NOVEL[0], reached]) == []
+    # the link hop's passages are bridges too; a hop from a passage not among the evidence bridges nothing
+    linked = NOVEL[1].model_copy(update={"scores": {"linked_from": 1.0}})
+    assert bridges([NOVEL[0], linked]) == {2: 1} and unaddressed(NOVEL_Q, answer, [NOVEL[0], linked]) == []
+    stray = NOVEL[1].model_copy(update={"hop": Hop(mention="Oriane Vasseur", from_chunk="elsewhere#3")})
+    assert bridges([NOVEL[0], stray]) == {} and unaddressed(NOVEL_Q, answer, [NOVEL[0], stray]) != []

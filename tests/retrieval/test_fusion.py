@@ -230,3 +230,25 @@ def test_a_chunk_about_another_period_gives_way_to_one_about_the_asked_window():
     evidence, _, _ = fuse([TaskRun(task(1.0), hits, 1.0)], intent=window)
     assert [e.chunk_id for e in evidence] == ["r2023:1", "note:1", "r2024:1"]
     assert evidence[-1].scores["relevance"] == pytest.approx(0.9)
+
+
+def test_the_graph_adds_passages_after_the_one_that_names_them_and_leaves_the_searched_ones_in_place():
+    from engine.orchestration.strategy import GraphSettings
+    from engine.retrieval.graph import Reach
+
+    searched = TaskRun(task(1.2), tuple(hit(f"d{i}:0") for i in range(1, 6)), 1.0)
+    walk = RetrievalTask(query="q", search_type="graph", knowledge_base="kb", weight=1.0, priority=10)
+    # the walk ranks a searched passage first, then two passages no search found, both reached from d2
+    walked = TaskRun(walk, (hit("d4:0"), hit("x:0"), hit("y:0")), 1.0,
+                     reach={"x:0": Reach("Ana Ruiz", "d2:0", "d2"), "y:0": Reach("Ana Ruiz", "d2:0", "d2")})
+    evidence, _, _ = fuse([searched, walked], Strategy(max_evidence=10))
+    order = [e.chunk_id for e in evidence]
+    assert order[:3] == ["d1:0", "d2:0", "x:0"]  # x right after the passage that names its way in
+    assert [c for c in order if c.startswith("d")] == ["d1:0", "d2:0", "d3:0", "d4:0", "d5:0"]  # searched: as searched
+    assert order[-1] == "y:0"  # a second passage from d2 gets only its own reciprocal rank
+    x = evidence[2]
+    assert x.hop is not None and x.hop.from_chunk == "d2:0" and "graph: via 'Ana Ruiz' from [2]" in x.found_by
+    assert all(e.hop is None for e in evidence if e.chunk_id.startswith("d"))
+    # with rerank the walk's ranking moves the searched passages too: d4, its first hit, climbs
+    reranked, _, _ = fuse([searched, walked], Strategy(max_evidence=10, graph=GraphSettings(rerank=True)))
+    assert [e.chunk_id for e in reranked][0] == "d4:0"

@@ -1,0 +1,135 @@
+"""The entity graph's effect on retrieval: every mode on retrieval_dev, and the answer in the evidence on qa_dev.
+
+    python bench/bench_graph.py [--data-dir DIR]
+
+retrieval_dev (HotpotQA, two gold passages per question): recall@5, recall@10, nDCG@10 and MRR@10 of the ranked
+documents of vector, keyword and hybrid search, of hybrid search fused with the graph task (``hybrid+graph``: the
+base task and the walk, as the pipeline fuses them), and of the pipeline's own plan with the graph task off and on
+(``pipeline``, as `eval retrieval --mode pipeline`), each also with the graph's ``rerank`` setting on. qa_dev (HotpotQA, answerable questions only): the share whose
+gold answer is written in the text of the first 10 documents the pipeline gathers, graph off and on (a measure
+the graph was never tuned on). Each corpus is ingested once; with --data-dir the stores are kept there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from common import DATASETS, report
+
+from engine.config import load_settings
+from engine.evaluation.retrieval import EVAL_KB, dedupe_docs, read_jsonl, read_qrels, score_rankings, search_docs
+from engine.ingest import Ingestor
+from engine.orchestration import Strategy, StrategyRouter
+from engine.orchestration.strategy import GraphSettings
+from engine.results import RetrievalTask
+from engine.store import KnowledgeBaseStore
+
+
+def store_for(folder: Path, corpus: Path) -> tuple[KnowledgeBaseStore, float]:
+    store = KnowledgeBaseStore(load_settings(data_dir=folder))
+    seconds = 0.0
+    if EVAL_KB not in store.knowledge_base_names():
+        started = time.perf_counter()
+        Ingestor(store).ingest_records(read_jsonl(corpus), EVAL_KB)
+        seconds = time.perf_counter() - started
+    return store, seconds
+
+
+def gatherer(store: KnowledgeBaseStore, graph_weight: float, plan: str, rerank: bool = False):
+    """Documents ranked as retrieval gathers evidence: the pipeline's plan, or hybrid search plus the walk."""
+    from engine.perception import get_perception
+    from engine.retrieval import Retriever
+
+    perception, retriever = get_perception(), Retriever(store)
+    strategy = Strategy(graph=GraphSettings(weight=graph_weight, rerank=rerank))
+
+    def run(_, text: str, k: int) -> tuple[list[str], list[str]]:
+        tuned = strategy.model_copy(update={"max_evidence": max(k * 3, strategy.max_evidence),
+                                            "top_k": max(k * 2, strategy.top_k), "context_chars": 100_000})
+        intent = perception.run(text)
+        if plan == "pipeline":
+            tasks = StrategyRouter(tuned, [EVAL_KB]).run(intent)
+        else:
+            tasks = [RetrievalTask(query=intent.search_query, search_type="hybrid", knowledge_base=EVAL_KB,
+                                   weight=tuned.search_weights["hybrid"], top_k=tuned.top_k)]
+            if graph_weight:
+                tasks.append(RetrievalTask(query=intent.search_query, search_type="graph", knowledge_base=EVAL_KB,
+                                           weight=graph_weight, priority=10, top_k=tuned.graph.top_k))
+        evidence = retriever.run(tasks, intent, tuned).evidence
+        ranked = dedupe_docs(e.doc_id for e in evidence)[:k]
+        texts = {}
+        for e in evidence:
+            texts.setdefault(e.doc_id, []).append(f"{e.metadata.title}\n{e.text}")
+        return ranked, [" ".join(texts[d]) for d in ranked]
+
+    return run
+
+
+def retrieval_rows(store: KnowledgeBaseStore) -> list[dict]:
+    folder = DATASETS / "retrieval_dev"
+    qrels, queries = read_qrels(folder / "qrels.tsv"), read_jsonl(folder / "queries.jsonl")
+    modes = {m: (lambda s, t, k, m=m: (search_docs(m)(s, t, k), [])) for m in ("vector", "keyword", "hybrid")}
+    modes["hybrid+graph"] = gatherer(store, 1.0, "hybrid")
+    modes["hybrid+graph, rerank"] = gatherer(store, 1.0, "hybrid", rerank=True)
+    modes["pipeline, graph off"] = gatherer(store, 0.0, "pipeline")
+    modes["pipeline"] = gatherer(store, 1.0, "pipeline")
+    modes["pipeline, graph rerank"] = gatherer(store, 1.0, "pipeline", rerank=True)
+    rows = []
+    for name, run in modes.items():
+        run(store, "warm up", 10)
+        rankings, latencies = {}, []
+        for row in queries:
+            started = time.perf_counter()
+            rankings[str(row["id"])] = run(store, str(row["text"]), 10)[0]
+            latencies.append((time.perf_counter() - started) * 1000)
+        metrics = score_rankings(rankings, qrels, 10)
+        rows.append({"set": "retrieval_dev", "mode": name, **{k: metrics[k] for k in ("recall@5", "recall@10",
+                     "ndcg@10", "mrr@10")}, "p50_ms": round(float(np.percentile(latencies, 50)), 1)})
+    return rows
+
+
+def answer_rows(store: KnowledgeBaseStore) -> list[dict]:
+    questions = [q for q in read_jsonl(DATASETS / "qa_dev" / "questions.jsonl") if q.get("answerable")]
+    rows = []
+    for name, weight, rerank in (("pipeline, graph off", 0.0, False), ("pipeline", 1.0, False),
+                                 ("pipeline, graph rerank", 1.0, True)):
+        run = gatherer(store, weight, "pipeline", rerank)
+        found = {5: 0, 10: 0}
+        for q in questions:
+            _, texts = run(store, q["question"], 10)
+            golds = [" ".join(a.lower().split()) for a in q["answers"]]
+            for k in found:
+                body = " ".join(" ".join(texts[:k]).lower().split())
+                found[k] += any(g and g in body for g in golds)
+        rows.append({"set": "qa_dev (answerable)", "mode": name, "answer in top 5 docs": round(found[5] / len(questions), 3),
+                     "answer in top 10 docs": round(found[10] / len(questions), 3), "questions": len(questions)})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=None, help="keep the stores here (default: a temporary folder)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-graph-") as tmp:
+        root = args.data_dir or Path(tmp)
+        store, ingest_s = store_for(root / "retrieval_dev", DATASETS / "retrieval_dev" / "corpus.jsonl")
+        qa_store, _ = store_for(root / "qa_dev", DATASETS / "qa_dev" / "corpus.jsonl")
+        from engine.store import mentions
+        graph_rows = mentions.count(store._db, EVAL_KB)
+        chunks = store.count_chunks(EVAL_KB)
+        retrieval = retrieval_rows(store)
+        answers = answer_rows(qa_store)
+    report("graph_retrieval", {"ingest_s": round(ingest_s, 1), "chunks": chunks, "mention_rows": graph_rows,
+                               "retrieval": retrieval, "answers": answers},
+           retrieval, list(retrieval[0]))
+    print()
+    for row in answers:
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
