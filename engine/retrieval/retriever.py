@@ -210,7 +210,8 @@ class Retriever:
         Its hits are the passages no search of the base found (the fusion leaves the searched ones where the
         searches put them), and of those only the ones that can reach the evidence are read from the store: when
         ``max_evidence`` passages of the same base already outrank the score the fusion would give one
-        (``graph_place``) by more than the credibility band can move, it is left out (the fusion would drop it)."""
+        (``graph_place``) by more than the credibility band and the period discount can move, it is left out (the
+        fusion would drop it)."""
         started = time.perf_counter()
         try:
             kb = task.knowledge_base
@@ -231,8 +232,8 @@ class Retriever:
             result = graph.walk(neighbourhood, asked, seeds, task.top_k, strategy.graph.damping)
             band = strategy.credibility.credibility_band
             ahead = sorted(fused.values(), reverse=True)
-            bar = ahead[strategy.max_evidence - 1] * (1 - band) / (1 + band) if len(ahead) >= strategy.max_evidence \
-                else 0.0
+            bar = ahead[strategy.max_evidence - 1] * (1 - band) / (1 + band) * OUTSIDE_WINDOW_RELEVANCE \
+                if len(ahead) >= strategy.max_evidence else 0.0  # (a searched passage may lose both)
             placed = graph_place([(c, task.weight / (strategy.rrf_k + rank))
                                   for rank, (c, _, _) in enumerate(result.ranked, start=1) if c not in known],
                                  result.reach, fused)
