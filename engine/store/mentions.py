@@ -16,8 +16,7 @@ reads only the neighbourhood of its seeds, never the whole graph (engine/retriev
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
