@@ -64,6 +64,28 @@ def _index(page, tries: int = 3) -> None:
                 + page.locator("body").inner_text()[:2000])
 
 
+def _listed_cells(page, tries: int = 6) -> list[str]:
+    """The outcome and documents tables' cells once the outcome lists every file. The tables are read after the
+    page's last script run, and read again when a rerun (the documents list refreshing after the ingest) replaced them
+    between the wait and the read; what was last read is returned either way, so a file that is never listed fails
+    the test that asks for it."""
+    cells: list[str] = []
+    for _ in range(tries):
+        wait_for_app(page, timeout_ms=300_000)
+        outcome = page.locator('[data-testid="stDataFrame"]').filter(has_text="outcome").first.locator("table")
+        try:
+            outcome.filter(has_text="pdfplumber-CHANGELOG.md").wait_for(state="attached", timeout=60_000)
+        except PlaywrightTimeout:
+            continue
+        documents = page.locator('[data-testid="stDataFrame"]').last.locator("table")
+        cells = [*outcome.locator("th, td").all_inner_texts(), *documents.locator("th, td").all_inner_texts()]
+        listed = {" ".join(c.split()) for c in cells}
+        if all(name in listed for name in FILES):
+            return cells
+        page.wait_for_timeout(2_000)
+    return cells
+
+
 @pytest.fixture(scope="module")
 def uploaded(browser, app_url: str) -> list[str]:
     """The real documents, uploaded once for this module into a new base ``public``; the upload outcome and documents
@@ -89,10 +111,7 @@ def uploaded(browser, app_url: str) -> list[str]:
         wait_for_app(page, timeout_ms=300_000)
         # the upload's outcome table lists every file with the title it was given; the documents table below it
         # mirrors only the rows in view into its accessible table
-        outcome = page.locator('[data-testid="stDataFrame"]').filter(has_text="outcome").first.locator("table")
-        outcome.filter(has_text="pdfplumber-CHANGELOG.md").wait_for(state="attached", timeout=60_000)
-        documents = page.locator('[data-testid="stDataFrame"]').last.locator("table")
-        return [*outcome.locator("th, td").all_inner_texts(), *documents.locator("th, td").all_inner_texts()]
+        return _listed_cells(page)
     finally:
         context.close()
 
