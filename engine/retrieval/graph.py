@@ -9,8 +9,9 @@ Neurobiologically Inspired Long-Term Memory for Large Language Models"; here the
 name reader, not by an LLM).
 
 Only the seeds' neighbourhood is read, never the whole graph: the passages that mention a question's names and
-their own mentions (made while the searches run), then the passages that mention anything those or the seed
-passages mention (a seed's mentions are read from its text). Each step follows the rarest mentions first, within
+their own mentions (read while the searches run), then, in one read, the passages that mention anything those or
+the seed passages mention (a seed's mentions are read from its text). A small base's mention table is held in
+memory instead (engine/store/mentions.py ``LOCAL_ROWS``), so its walk reads nothing from the store. Each step follows the rarest mentions first, within
 a budget of rows and keys (``ROW_BUDGET``, ``MOST_KEYS``), from the passage counts of the mentions that two or more passages share, which
 the store keeps in memory per base until the base changes: a mention of one passage (most of them) costs nothing,
 a name that half the base mentions is never read, and each read is by key or by chunk, with a scalar index.
@@ -27,11 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
 
 from engine.language.mentions import Mention, passage_mentions
-from engine.store import mentions as mention_rows
-from engine.store.mentions import GraphTables
+from engine.store.mentions import GraphTables, Row
 from engine.store.schema import SearchHit
 
 ROW_BUDGET = 1_000
@@ -84,8 +83,8 @@ class Neighbourhood:
     chunks_read: set[str] = field(default_factory=set)
     reads: int = 0
 
-    def add(self, rows: pa.Table) -> None:
-        for chunk_id, doc_id, key, written, kind in zip(*(rows[c].to_pylist() for c in mention_rows.COLUMNS)):
+    def add(self, rows: Sequence[Row]) -> None:
+        for chunk_id, doc_id, key, written, kind in rows:
             self.edges.add((chunk_id, key))
             if kind == "title":
                 self.titles.add((chunk_id, key))
@@ -93,8 +92,11 @@ class Neighbourhood:
             self.written.setdefault(key, written)
         self.reads += 1
 
-    def follow(self, tables: GraphTables, keys: Sequence[str], asked: bool = False) -> None:
-        """Read the passages of the rarest of ``keys`` within budget. A key no other passage shares is not read
+    pending: list[str] = field(default_factory=list)
+    """Keys whose passages the next ``widen`` reads too (the question's second hop), in the same read."""
+
+    def choose(self, tables: GraphTables, keys: Sequence[str], asked: bool = False) -> list[str]:
+        """The rarest of ``keys`` within budget, not read before. A key no other passage shares is not chosen
         (it joins nothing), unless the question ``asked`` it: then its one passage is what it leads to."""
         keys = sorted(set(keys) - self.keys_read)
         self.keys_read |= set(keys)
@@ -106,8 +108,12 @@ class Neighbourhood:
                 break
             chosen.append(key)
             total += counts[key]
+        return chosen
+
+    def read(self, tables: GraphTables, chosen: Sequence[str]) -> None:
+        """Add the passages of the ``chosen`` keys, in one read."""
         if chosen:
-            self.add(mention_rows.run_one(mention_rows.by_mention(tables.mentions, chosen, ROW_BUDGET)))
+            self.add(tables.rows_by_mention(chosen, ROW_BUDGET * max(1, -(-len(chosen) // MOST_KEYS))))
 
 
 def question_neighbourhood(tables: GraphTables | None, keys: Sequence[str]) -> Neighbourhood:
@@ -116,12 +122,12 @@ def question_neighbourhood(tables: GraphTables | None, keys: Sequence[str]) -> N
     near = Neighbourhood()
     if tables is None or not keys:
         return near
-    near.follow(tables, keys, asked=True)
+    near.read(tables, near.choose(tables, keys, asked=True))
     first = sorted({c for c, _ in near.edges} - near.chunks_read)
     if first and len(first) <= FIRST_HOP_PASSAGES:
-        near.add(mention_rows.run_one(mention_rows.by_chunk(tables.mentions, first, ROW_BUDGET)))
+        near.add(tables.rows_by_chunk(first, ROW_BUDGET))
         near.chunks_read |= set(first)
-        near.follow(tables, [k for _, k in near.edges])  # the second hop from the question's names
+        near.pending = [k for _, k in near.edges]  # the second hop from the question's names: read by ``widen``
     return near
 
 
@@ -141,7 +147,9 @@ def widen(tables: GraphTables | None, near: Neighbourhood, seeds: Sequence[Searc
                 near.written.setdefault(mention.key, mention.written)
             near.doc_of[hit.chunk_id] = hit.doc_id
             near.chunks_read.add(hit.chunk_id)
-    near.follow(tables, [k for c, k in near.edges if c in seeded])
+    second = near.choose(tables, near.pending)  # the question's second hop, then the seeds' first, one read
+    near.pending = []
+    near.read(tables, second + near.choose(tables, [k for c, k in near.edges if c in seeded]))
     return near
 
 

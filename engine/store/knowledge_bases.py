@@ -72,7 +72,7 @@ class KnowledgeBaseStore(StoreReading):
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
         self._titles: dict[str, tuple[int, TitleIndex]] = {}  # kb -> (catalogue version, its title index)
-        self._graph_counts: dict[str, tuple[int | None, dict[str, int]]] = {}  # kb -> (count table version, counts)
+        self._graph_counts: dict[str, tuple] = {}  # kb -> ((mention, count table versions), counts, small table)
 
     # -- plumbing -----------------------------------------------------------
     def _connect(self):

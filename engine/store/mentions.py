@@ -182,13 +182,73 @@ def counts_of(db, kb: str):
     return open_named(db, COUNT_PREFIX + check_kb_name(kb))
 
 
+Row = tuple[str, str, str, str, str]
+"""A mention row as a walk reads it: (chunk_id, doc_id, mention, written, kind), as ``COLUMNS``."""
+
+LOCAL_ROWS = 50_000
+"""A mention table of at most this many rows (about 5,000 passages) is read whole once per version and walked from
+memory (a few MB): a read by key or chunk costs 2-5 ms of LanceDB's query planning however few rows it returns,
+against microseconds from a dict. A larger table is read by key and by chunk, never whole."""
+
+
+@dataclass(frozen=True)
+class LocalGraph:
+    """A small mention table held in memory: its rows by mention and by chunk."""
+
+    by_mention: Mapping[str, tuple[Row, ...]]
+    by_chunk: Mapping[str, tuple[Row, ...]]
+
+    @classmethod
+    def of(cls, rows: pa.Table) -> LocalGraph:
+        by_mention: dict[str, list[Row]] = {}
+        by_chunk: dict[str, list[Row]] = {}
+        for row in zip(*(rows[c].to_pylist() for c in COLUMNS)):
+            by_mention.setdefault(row[2], []).append(row)
+            by_chunk.setdefault(row[0], []).append(row)
+        return cls({k: tuple(v) for k, v in by_mention.items()}, {k: tuple(v) for k, v in by_chunk.items()})
+
+
+def local_graph(table) -> LocalGraph | None:
+    """``table`` in memory when it is small enough (``LOCAL_ROWS``), else None."""
+    if table.count_rows() > LOCAL_ROWS:
+        return None
+    return LocalGraph.of(table.search().select(COLUMNS).limit(None).to_arrow())
+
+
 @dataclass(frozen=True)
 class GraphTables:
     """A base's mention table and, for each mention that two or more of its passages share, how many do (a mention
-    of one passage joins it to nothing, so a walk never follows it; it is most mentions)."""
+    of one passage joins it to nothing, so a walk never follows it; it is most mentions); ``local``: the same rows
+    in memory, for a small table."""
 
     mentions: Any
     shared: Mapping[str, int]
+    local: LocalGraph | None = None
+
+    def rows_by_mention(self, keys: Sequence[str], limit: int) -> list[Row]:
+        """The rows of these mentions (at most ``limit``)."""
+        if self.local is not None:
+            return _first(self.local.by_mention, keys, limit)
+        return _tuples(run_one(by_mention(self.mentions, keys, limit)))
+
+    def rows_by_chunk(self, chunk_ids: Sequence[str], limit: int) -> list[Row]:
+        """The rows of these chunks (at most ``limit``)."""
+        if self.local is not None:
+            return _first(self.local.by_chunk, chunk_ids, limit)
+        return _tuples(run_one(by_chunk(self.mentions, chunk_ids, limit)))
+
+
+def _first(index: Mapping[str, tuple[Row, ...]], keys: Sequence[str], limit: int) -> list[Row]:
+    out: list[Row] = []
+    for key in sorted(set(keys)):
+        out.extend(index.get(key, ()))
+        if len(out) >= limit:
+            return out[:limit]
+    return out
+
+
+def _tuples(rows: pa.Table) -> list[Row]:
+    return list(zip(*(rows[c].to_pylist() for c in COLUMNS)))
 
 
 def shared_counts(counts) -> dict[str, int]:

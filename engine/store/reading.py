@@ -55,14 +55,14 @@ class StoreReading:
         if table is None:
             return None
         counts = mention_rows.counts_of(self._db, kb)
-        version = None if counts is None else counts.version
+        version = (table.version, None if counts is None else counts.version)
         with self._vocabulary_lock:
             cached = self._graph_counts.get(kb)
         if cached is None or cached[0] != version:
-            cached = (version, mention_rows.shared_counts(counts))
+            cached = (version, mention_rows.shared_counts(counts), mention_rows.local_graph(table))
             with self._vocabulary_lock:
                 self._graph_counts[kb] = cached
-        return mention_rows.GraphTables(table, cached[1])
+        return mention_rows.GraphTables(table, cached[1], cached[2])
 
     def chunks_by_id(self, kb: str, chunks: dict[str, str]) -> dict[str, SearchHit]:
         """The rows of these chunks of ``kb`` (chunk id -> its document id) as hits of score 0, by chunk id. The

@@ -92,6 +92,33 @@ def test_the_second_passage_comes_only_through_the_graph_and_says_how(store):
     assert found.timings["graph_ms"] > 0
 
 
+def test_a_small_graph_is_walked_from_memory_and_a_large_one_from_the_store(store, monkeypatch):
+    tables = store.graph_tables("wiki")
+    assert tables.local is not None  # six passages: held in memory
+    from_store = mention_rows.GraphTables(tables.mentions, tables.shared)
+    keys, chunks = sorted(tables.local.by_mention), sorted(tables.local.by_chunk)
+    assert sorted(tables.rows_by_mention(keys, 10_000)) == sorted(from_store.rows_by_mention(keys, 10_000))
+    assert sorted(tables.rows_by_chunk(chunks[:3], 10_000)) == sorted(from_store.rows_by_chunk(chunks[:3], 10_000))
+    assert len(tables.rows_by_mention(keys, 5)) == 5
+    monkeypatch.setattr(mention_rows, "LOCAL_ROWS", 0)  # as a base too large to hold
+    store._graph_counts.clear()
+    assert store.graph_tables("wiki").local is None
+    _, found = retrieve(store, weight=1.0)
+    reached = next(e for e in found.evidence if e.metadata.title == "Oriane Vasseur")
+    assert reached.hop is not None and reached.hop.mention == "Oriane Vasseur"
+    store._graph_counts.clear()
+
+
+def test_a_base_written_after_its_graph_was_held_is_walked_anew(tmp_path):
+    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
+    items = list(PASSAGES.items())
+    Ingestor(store).ingest_bytes([("doc-0.md", markdown(*items[0]))], "wiki")
+    assert len(store.graph_tables("wiki").local.by_chunk) == 1
+    Ingestor(store).ingest_bytes([("doc-1.md", markdown(*items[1]))], "wiki")
+    held = store.graph_tables("wiki").local
+    assert len(held.by_chunk) == 2 and len(held.by_mention["oriane vasseur"]) == 2
+
+
 def test_deletes_and_reingests_leave_no_dangling_mentions(tmp_path):
     store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
     ingestor = Ingestor(store)

@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import pyarrow as pa
-
 from engine.language.mentions import mention_key, passage_mentions, question_mentions, text_mentions
 from engine.retrieval.graph import Neighbourhood, walk
-from engine.store.mentions import COLUMNS
 
 
 def neighbourhood(edges: dict[str, list[str]]) -> Neighbourhood:
     near = Neighbourhood()
     rows = [(chunk, f"doc-{chunk}", key, key.title(), "title" if key == chunk else "name")
             for chunk, keys in edges.items() for key in keys]
-    near.add(pa.table({name: [r[i] for r in rows] for i, name in enumerate(COLUMNS)}))
+    near.add(rows)
     return near
 
 
