@@ -41,6 +41,7 @@ from common import ROOT, pct, report
 
 from engine.config import default_settings, load_settings
 from engine.ingest import Ingestor
+from engine.orchestration.strategy import GraphSettings
 from engine.pipeline import AskOptions, Pipeline
 from engine.language.layout import read_sentences
 from engine.store import KnowledgeBaseStore
@@ -122,7 +123,7 @@ def run_asks(pipeline: Pipeline, args: argparse.Namespace) -> dict:
     if args.follow_links is not None:
         strategy = strategy.model_copy(update={"follow_links": args.follow_links})
     if args.graph_weight is not None:
-        strategy = strategy.model_copy(update={"graph": strategy.graph.model_copy(update={"weight": args.graph_weight})})
+        strategy = strategy.model_copy(update={"graph": GraphSettings(weight=args.graph_weight)})  # else as defaulted
     pipeline.fixed_strategy = ("bench", strategy)
     options = AskOptions(provider="offline")
     for q in questions()[:3]:  # warm-up: models, caches, table handles
@@ -191,7 +192,8 @@ def main() -> None:
     parser.add_argument("--follow-links", type=int, default=None,
                         help="the strategy's follow_links (documents added by the link hop); default: the strategy's")
     parser.add_argument("--graph-weight", type=float, default=None,
-                        help="the strategy's entity-graph task weight (0: no graph tasks); default: the strategy's")
+                        help="the entity-graph task at this weight with the other graph settings at their defaults "
+                             "(0: no graph tasks); default: the base's saved strategy")
     parser.add_argument("--processes", type=int, default=1, help="fresh processes to run the asks in, pooled")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)  # a base's DATA_DIR
     args = parser.parse_args()

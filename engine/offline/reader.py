@@ -25,6 +25,7 @@ from engine.language import nlp
 from engine.language.codes import CODE, VERSION
 from engine.language.question import QuestionReading
 from engine.language.quantities import located_figures
+from engine.language.status import asks_former, retired_tokens
 from engine.language.tokens import STOP_WORDS, normalise_phrase, stem, words
 from engine.offline import span_model
 from engine.offline.shapes import shape_features
@@ -74,6 +75,7 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
     asked = question_stems(reading)
     subject_keys = [normalise_phrase(s) for s in reading.subjects]
     context = _EvidenceContext.of(evidence, today)
+    keep_retired = asks_former(reading.lemmas)
     scorer = span_model.packaged()
     read = span_model.read(scorer, reading.text, [s.text for s in top]) if scorer is not None else [None] * len(top)
     found: list[Candidate] = []
@@ -81,6 +83,8 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
         best = scores.best() if scores is not None and rank < SPAN_SENTENCES else None
         extra = [best[:2]] if best else []
         spans = _spans(doc, reading, sentence, extra)
+        if not keep_retired:
+            spans = _current(doc, spans)
         if not spans:
             continue
         tokens = [stem(t.lower_) for t in doc]
@@ -96,6 +100,15 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
             found.append(Candidate(text, kind, sentence, start, end, features))
     _relative(found)
     return found
+
+
+def _current(doc, spans: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """``spans`` without the values (spans with a digit) that their own sentence calls out of date ("cards that
+    show 40 psi are out of date": engine/language/status.py); a name is never dropped ("Osei retired in 2001")."""
+    retired = retired_tokens(doc) if any(any(ch.isdigit() for ch in text) for _, _, _, text in spans) else ()
+    if not retired:
+        return spans
+    return [s for s in spans if not (any(ch.isdigit() for ch in s[3]) and all(i in retired for i in range(s[0], s[1])))]
 
 
 SPAN_SENTENCES = 3

@@ -81,7 +81,7 @@ def test_single_entity_lookup_has_no_fanout_and_limit_zero_disables_it():
 def test_weights_follow_the_strategy():
     strategy = Strategy(search_weights={"vector": 1.0, "keyword": 2.0, "hybrid": 0.5}, base_search_type="vector")
     tasks = StrategyRouter(strategy, ["manuals"]).run(intent())
-    assert [(t.search_type, t.weight) for t in tasks] == [("vector", 1.0), ("graph", 1.0)]
+    assert [(t.search_type, t.weight) for t in tasks] == [("vector", 1.0), ("graph", strategy.graph.weight)]
 
 
 def test_a_graph_task_walks_each_base_searched_after_its_searches_unless_turned_off():
@@ -90,7 +90,7 @@ def test_a_graph_task_walks_each_base_searched_after_its_searches_unless_turned_
     tasks = StrategyRouter(Strategy(), BASES).run(intent())
     walks = [t for t in tasks if t.search_type == "graph"]
     assert [t.knowledge_base for t in walks] == BASES and tasks[-len(walks):] == walks
-    assert all(t.weight == 1.0 and t.top_k == 10 and "entity graph" in t.reason and "damping 0.5" in t.reason
+    assert all(t.weight == 3.0 and t.top_k == 10 and "entity graph" in t.reason and "damping 0.7" in t.reason
                for t in walks)
     tuned = Strategy(graph=GraphSettings(weight=0.7, top_k=4, damping=0.3))
     assert {(t.weight, t.top_k) for t in StrategyRouter(tuned, BASES).run(intent()) if t.search_type == "graph"} == \

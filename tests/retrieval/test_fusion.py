@@ -241,7 +241,7 @@ def test_the_graph_adds_passages_after_the_one_that_names_them_and_leaves_the_se
     # the walk ranks a searched passage first, then two passages no search found, both reached from d2
     walked = TaskRun(walk, (hit("d4:0"), hit("x:0"), hit("y:0")), 1.0,
                      reach={"x:0": Reach("Ana Ruiz", "d2:0", "d2"), "y:0": Reach("Ana Ruiz", "d2:0", "d2")})
-    evidence, _, _ = fuse([searched, walked], Strategy(max_evidence=10))
+    evidence, _, _ = fuse([searched, walked], Strategy(max_evidence=10, graph=GraphSettings(rerank=False)))
     order = [e.chunk_id for e in evidence]
     assert order[:3] == ["d1:0", "d2:0", "x:0"]  # x right after the passage that names its way in
     assert [c for c in order if c.startswith("d")] == ["d1:0", "d2:0", "d3:0", "d4:0", "d5:0"]  # searched: as searched
@@ -249,6 +249,7 @@ def test_the_graph_adds_passages_after_the_one_that_names_them_and_leaves_the_se
     x = evidence[2]
     assert x.hop is not None and x.hop.from_chunk == "d2:0" and "graph: via 'Ana Ruiz' from [2]" in x.found_by
     assert all(e.hop is None for e in evidence if e.chunk_id.startswith("d"))
-    # with rerank the walk's ranking moves the searched passages too: d4, its first hit, climbs
-    reranked, _, _ = fuse([searched, walked], Strategy(max_evidence=10, graph=GraphSettings(rerank=True)))
+    # with rerank (the default) the walk's ranking moves the searched passages too: d4, its first hit, climbs
+    assert Strategy().graph.rerank
+    reranked, _, _ = fuse([searched, walked], Strategy(max_evidence=10))
     assert [e.chunk_id for e in reranked][0] == "d4:0"
