@@ -7,8 +7,8 @@ retrieval_dev (HotpotQA, two gold passages per question): recall@5, recall@10, n
 documents of vector, keyword and hybrid search, of hybrid search fused with the graph task (``hybrid+graph``: the
 base task and the walk, as the pipeline fuses them), and of the pipeline's own plan with the graph task off and on
 (``pipeline``, as `eval retrieval --mode pipeline`): with the default graph settings, and with the walk only adding
-passages no search found (``additive``: ``rerank`` off, weight 1, damping 0.5). qa_dev (HotpotQA, answerable questions only):
-the share whose gold answer is written in the text of the first 5 and 10 documents the pipeline gathers (a set the
+passages no search found (``additive``: ``rerank`` off, weight 1, damping 0.5). qa_dev (HotpotQA, answerable
+questions only): the share whose gold answer is written in the text of the first 5 and 10 documents the pipeline gathers (a set the
 graph's settings were never chosen on). Each corpus is ingested once; with --data-dir the stores are kept there.
 
 --tune scores every setting of a grid (weight, damping, seed passages) on each retrieval_dev question, in both plans,
@@ -124,9 +124,10 @@ def tune(store: KnowledgeBaseStore, folds: int = 5) -> dict:
     for at, setting in enumerate(GRID):
         for plan in ("hybrid", "pipeline"):
             rankings, _ = rank_all(store, gatherer(store, GraphSettings(**setting), plan), queries)
-            recall[at, plan] = {q: len(qrels[q] & set(r[:10])) / len(qrels[q]) for q, r in rankings.items() if q in qrels}
-            print(json.dumps({**setting, "plan": plan, "recall@10": round(float(np.mean(list(recall[at, plan].values()))), 3)}),
-                  flush=True)
+            recall[at, plan] = {q: len(qrels[q] & set(r[:10])) / len(qrels[q])
+                                for q, r in rankings.items() if q in qrels}
+            mean = round(float(np.mean(list(recall[at, plan].values()))), 3)
+            print(json.dumps({**setting, "plan": plan, "recall@10": mean}), flush=True)
     judged = sorted(recall[0, "hybrid"])
     order = random.Random(0).sample(judged, len(judged))
     held: dict[str, list[float]] = {"hybrid": [], "pipeline": []}
@@ -139,7 +140,8 @@ def tune(store: KnowledgeBaseStore, folds: int = 5) -> dict:
         picks.append(GRID[best])
         for plan in held:
             held[plan].extend(recall[best, plan][q] for q in test)
-    return {"picked per fold": picks, **{f"out-of-fold recall@10, {p}": round(float(np.mean(v)), 3) for p, v in held.items()}}
+    return {"picked per fold": picks,
+            **{f"out-of-fold recall@10, {p}": round(float(np.mean(v)), 3) for p, v in held.items()}}
 
 
 def answer_rows(store: KnowledgeBaseStore) -> list[dict]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 
 from engine.language import nlp
@@ -108,7 +108,8 @@ def _current(doc, spans: list[tuple[int, int, str, str]]) -> list[tuple[int, int
     retired = retired_tokens(doc) if any(any(ch.isdigit() for ch in text) for _, _, _, text in spans) else ()
     if not retired:
         return spans
-    return [s for s in spans if not (any(ch.isdigit() for ch in s[3]) and all(i in retired for i in range(s[0], s[1])))]
+    return [s for s in spans
+            if not (any(ch.isdigit() for ch in s[3]) and all(i in retired for i in range(s[0], s[1])))]
 
 
 SPAN_SENTENCES = 3

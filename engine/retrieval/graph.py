@@ -11,13 +11,14 @@ name reader, not by an LLM).
 Only the seeds' neighbourhood is read, never the whole graph: the passages that mention a question's names and
 their own mentions (read while the searches run), then, in one read, the passages that mention anything those or
 the seed passages mention (a seed's mentions are read from its text). A small base's mention table is held in
-memory instead (engine/store/mentions.py ``LOCAL_ROWS``), so its walk reads nothing from the store. Each step follows the rarest mentions first, within
-a budget of rows and keys (``ROW_BUDGET``, ``MOST_KEYS``), from the passage counts of the mentions that two or more passages share, which
-the store keeps in memory per base until the base changes: a mention of one passage (most of them) costs nothing,
-a name that half the base mentions is never read, and each read is by key or by chunk, with a scalar index.
+memory instead (engine/store/mentions.py ``LOCAL_ROWS``), so its walk reads nothing from the store. Each step
+follows the rarest mentions first, within a budget of rows and keys (``ROW_BUDGET``, ``MOST_KEYS``), from the
+passage counts of the mentions that two or more passages share, which the store keeps in memory per base until the
+base changes: a mention of one passage (most of them) costs nothing, a name that half the base mentions is never
+read, and each read is by key or by chunk, with a scalar index.
 
-The walk is a personalised PageRank over that bipartite sub-graph (``walk``), with ``damping`` the share of mass that walks on at each step. A mention's edges weigh its specificity,
-one over the number of passages that mention it (HippoRAG's node specificity), so "United States" carries less
+The walk is a personalised PageRank over that bipartite sub-graph (``walk``), with ``damping`` the share of mass
+that walks on at each step. A mention's edges weigh its specificity, one over the number of passages that mention it (HippoRAG's node specificity), so "United States" carries less
 than "Trent Reznor"; a question's name seeds the walk with that weight too. Each hit says how it was reached:
 the mention that brought it most mass and the passage, or the question, that names it.
 """
@@ -82,6 +83,8 @@ class Neighbourhood:
     keys_read: set[str] = field(default_factory=set)
     chunks_read: set[str] = field(default_factory=set)
     reads: int = 0
+    pending: list[str] = field(default_factory=list)
+    """Keys whose passages the next ``widen`` reads too (the question's second hop), in the same read."""
 
     def add(self, rows: Sequence[Row]) -> None:
         for chunk_id, doc_id, key, written, kind in rows:
@@ -91,9 +94,6 @@ class Neighbourhood:
             self.doc_of[chunk_id] = doc_id
             self.written.setdefault(key, written)
         self.reads += 1
-
-    pending: list[str] = field(default_factory=list)
-    """Keys whose passages the next ``widen`` reads too (the question's second hop), in the same read."""
 
     def choose(self, tables: GraphTables, keys: Sequence[str], asked: bool = False) -> list[str]:
         """The rarest of ``keys`` within budget, not read before. A key no other passage shares is not chosen
