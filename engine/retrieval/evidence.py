@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from functools import lru_cache
 
 from engine.language.sentences import split_sentences
 from engine.results import EvidenceMeta
@@ -23,10 +24,11 @@ def allot_budget(credibilities: Sequence[float], total_chars: int) -> list[int]:
     return [floor + int(spare * max(c, 0.01) / weight_sum) for c in credibilities]
 
 
+@lru_cache(maxsize=2048)
 def fit_text(text: str, budget: int) -> str:
     """The chunk text cut to ``budget`` characters at a sentence boundary (marked with an ellipsis). What is kept
     is the text's own beginning, line breaks and headings included, so its sentences read as the stored chunk's
-    do (and the check finds their stored vectors)."""
+    do (and the check finds their stored vectors). Remembered: an ask fuses its evidence more than once."""
     if len(text) <= budget:
         return text
     kept = ""

@@ -309,7 +309,7 @@ class Retriever:
         rrf.update(graph_place(walked, reach, rrf))  # (rrf holds the searched passages' scores only, until here)
         if not rrf:
             return [], 0, 0
-        similarity = {cid: _cosine(question_vector, hit.vector) for cid, hit in hit_of.items()}
+        similarity = _similarities(question_vector, hit_of)
         base_weight: dict[str, float] = {}  # the weight of each base's first-priority task (its base task)
         for run in sorted(runs, key=lambda r: r.task.priority):
             base_weight.setdefault(run.task.knowledge_base, run.task.weight)
@@ -429,9 +429,15 @@ def _day(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def _cosine(question: np.ndarray | None, vector: Sequence[float] | None) -> float | None:
-    if question is None or vector is None:
-        return None
-    chunk = np.asarray(vector, dtype=np.float32)
-    norms = float(np.linalg.norm(question) * np.linalg.norm(chunk))
-    return float(np.dot(question, chunk) / norms) if norms > 0 else None
+def _similarities(question: np.ndarray | None, hits: Mapping[str, SearchHit]) -> dict[str, float | None]:
+    """The cosine of each hit's stored vector with the question's (None without either), in one product."""
+    out: dict[str, float | None] = dict.fromkeys(hits)
+    ids = [cid for cid, hit in hits.items() if hit.vector is not None]
+    if question is None or not ids:
+        return out
+    chunks = np.asarray([hits[cid].vector for cid in ids], dtype=np.float32)
+    asked = np.asarray(question, dtype=np.float32)
+    norms = np.linalg.norm(chunks, axis=1) * float(np.linalg.norm(asked))
+    for cid, dot, norm in zip(ids, chunks @ asked, norms):
+        out[cid] = float(dot / norm) if norm > 0 else None
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import date
 
 import numpy as np
@@ -253,3 +254,18 @@ def test_the_graph_adds_passages_after_the_one_that_names_them_and_leaves_the_se
     assert Strategy().graph.rerank
     reranked, _, _ = fuse([searched, walked], Strategy(max_evidence=10))
     assert [e.chunk_id for e in reranked][0] == "d4:0"
+
+
+def test_similarities_are_each_hits_cosine_with_the_question():
+    from engine.retrieval.retriever import _similarities
+
+    rng = np.random.default_rng(3)
+    question = rng.normal(size=8).astype(np.float32)
+    vectors = {"a:0": rng.normal(size=8).tolist(), "b:0": None, "c:0": [0.0] * 8, "d:0": rng.normal(size=8)}
+    hits = {cid: replace(hit(cid), vector=v) for cid, v in vectors.items()}
+    got = _similarities(question, hits)
+    for cid in ("a:0", "d:0"):
+        v = np.asarray(vectors[cid], dtype=np.float32)
+        assert abs(got[cid] - float(v @ question / np.linalg.norm(v) / np.linalg.norm(question))) < 1e-5
+    assert got["b:0"] is None and got["c:0"] is None
+    assert _similarities(None, hits) == dict.fromkeys(hits)
