@@ -202,7 +202,7 @@ class LocalGraph:
     def of(cls, rows: pa.Table) -> LocalGraph:
         by_mention: dict[str, list[Row]] = {}
         by_chunk: dict[str, list[Row]] = {}
-        for row in zip(*(rows[c].to_pylist() for c in COLUMNS)):
+        for row in _tuples(rows):
             by_mention.setdefault(row[2], []).append(row)
             by_chunk.setdefault(row[0], []).append(row)
         return cls({k: tuple(v) for k, v in by_mention.items()}, {k: tuple(v) for k, v in by_chunk.items()})
