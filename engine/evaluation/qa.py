@@ -2,7 +2,8 @@
 
 Input rows: ``{"id", "question", "answers": [str], "answerable": bool}``. A question counts as
 answered correctly when the final answer (not refused) contains one of the gold answers after
-case and whitespace normalisation. Refusing everything or answering everything is easy; the
+case and whitespace normalisation, as whole words and whole numbers ("73" is not in "737-8", nor
+"6" in "6.5"). Refusing everything or answering everything is easy; the
 report gives coverage, answered accuracy and refusal recall together so neither can hide.
 """
 
@@ -62,9 +63,12 @@ def qa_row(data: Any, where: str) -> QARow:
     return QARow(str(data["id"]), str(data["question"]), tuple(answers), data["answerable"])
 
 
+DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
+
+
 def normalise(text: str) -> str:
-    """Lower case, accents folded, punctuation around words dropped, whitespace collapsed."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """Lower case, accents folded, dashes made "-", punctuation around words dropped, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKD", text.translate(DASHES)).encode("ascii", "ignore").decode()
     return " ".join(re.sub(r"[^\w\s.,'-]", " ", folded.lower()).split())
 
 
@@ -77,11 +81,12 @@ def first_sentence(final: str) -> str:
 
 
 def contains_answer(final: str, answers: Sequence[str]) -> bool:
-    """True when ``final`` contains one of ``answers`` after normalisation (trailing punctuation ignored)."""
-    body = f" {normalise(final)} "
+    """True when ``final`` contains one of ``answers`` after normalisation (trailing punctuation ignored), as whole
+    words: not inside a longer word or number ("73" is not in "737", "6" not in "6.5", "1315" not in "07-1315")."""
+    body = normalise(final)
     for answer in answers:
         gold = normalise(answer).strip(" .,;:'")
-        if gold and gold in body:
+        if gold and re.search(rf"(?<![\w-])(?<!\d[.,]){re.escape(gold)}(?![\w-])(?![.,]\d)", body):
             return True
     return False
 

@@ -38,6 +38,19 @@ def test_containment_ignores_case_whitespace_and_trailing_punctuation():
 
 
 @pytest.mark.unit
+def test_containment_takes_whole_words_and_whole_numbers():
+    assert not contains_answer("It applies to Model 737–8 airplanes [4].", ["73"])
+    assert not contains_answer("Torque it to 6.5 N.m [1].", ["6"])
+    assert not contains_answer("Case No. 07-1315 [1].", ["1315"])
+    assert not contains_answer("The toolkit [1].", ["tool"])
+    assert contains_answer("It affects 73 airplanes of U.S. registry [4].", ["73"])
+    assert contains_answer("Torque it to 6 N.m, then 6.5 N.m [1].", ["6"])
+    assert contains_answer("Case No. 07‑1315 [1].", ["07-1315"])
+    assert contains_answer("It cost $618.00 [2].", ["$618.00"])
+    assert contains_answer("It was 1,250 kg.", ["1,250"])
+
+
+@pytest.mark.unit
 def test_score_counts_answered_and_refused_separately():
     rows = [
         {"answerable": True, "answered": True, "correct": True, "chars": 40, "seconds": 1.0},
