@@ -10,12 +10,13 @@ name reader, not by an LLM).
 
 Only the seeds' neighbourhood is read, never the whole graph: the passages that mention a question's names and
 their own mentions (read while the searches run), then, in one read, the passages that mention anything those or
-the seed passages mention (a seed's mentions are read from its text). A small base's mention table is held in
-memory instead (engine/store/mentions.py ``LOCAL_ROWS``), so its walk reads nothing from the store. Each step
-follows the rarest mentions first, within a budget of rows and keys (``ROW_BUDGET``, ``MOST_KEYS``), from the
-passage counts of the mentions that two or more passages share, which the store keeps in memory per base until the
-base changes: a mention of one passage (most of them) costs nothing, a name that half the base mentions is never
-read, and each read is by key or by chunk, with a scalar index.
+the seed passages mention (a seed's mentions are read from its text). A base's mention table of up to about
+100,000 passages is held in memory instead (engine/store/mentions.py ``HELD_ROWS``; above about 5,000 passages,
+``LOCAL_ROWS``, it is loaded on a background thread, the walks reading the store meanwhile), so its walk reads
+nothing from the store. Each step follows the rarest mentions first, within a budget of rows and keys
+(``ROW_BUDGET``, ``MOST_KEYS``), from the passage counts of the mentions that two or more passages share, which
+the store keeps in memory per base until the base changes: a mention of one passage (most of them) costs nothing,
+a name that half the base mentions is never read, and each read is by key or by chunk, with a scalar index.
 
 The walk is a personalised PageRank over that bipartite sub-graph (``walk``), with ``damping`` the share of mass
 that walks on at each step. A mention's edges weigh its specificity, one over the number of passages that mention it (HippoRAG's node specificity), so "United States" carries less

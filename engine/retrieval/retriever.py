@@ -244,7 +244,11 @@ class Retriever:
             wanted = {c: d for c, d, _ in ranked if c not in known}
             wanted.update({r.from_chunk: neighbourhood.doc_of[r.from_chunk] for r in reach.values()
                            if r.from_chunk and r.from_chunk not in known})
+            # the sentence vectors of the passages the walk brings are read beside their rows, not after the fusion
+            reading = _READER.submit(self._sentences, [(kb, c) for c in wanted], memo) if wanted else None
             rows = self.store.chunks_by_id(kb, wanted) if wanted else {}
+            if reading is not None:
+                reading.result()
             every = {**rows, **known}
             reach = {c: graph.Reach(r.mention, r.from_chunk, every[r.from_chunk].title if r.from_chunk in every else "")
                      for c, r in reach.items()}

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -186,31 +187,71 @@ Row = tuple[str, str, str, str, str]
 """A mention row as a walk reads it: (chunk_id, doc_id, mention, written, kind), as ``COLUMNS``."""
 
 LOCAL_ROWS = 50_000
-"""A mention table of at most this many rows (about 5,000 passages) is read whole once per version and walked from
-memory (a few MB): a read by key or chunk costs 2-5 ms of LanceDB's query planning however few rows it returns,
-against microseconds from a dict. A larger table is read by key and by chunk, never whole."""
+"""A mention table of at most this many rows (about 5,000 passages) is read whole once per version, as the walk
+first needs it, and walked from memory: a read by key or chunk costs 2-5 ms of LanceDB's query planning however
+few rows it returns, against microseconds from memory."""
+
+HELD_ROWS = 1_000_000
+"""A larger table, up to this many rows (about 100,000 passages), is held too, but read on a background thread:
+until it is loaded, and after each write until the new version is, the walk reads the store by key and by chunk.
+At 100,000 passages (949,248 rows) the load took 0.7 s and holds 65 MB of rows and 20 MB of positions, and the
+process's peak memory grew by about 300 MB while reading (docs/benchmarks.md). A larger table is never held."""
 
 
 @dataclass(frozen=True)
 class LocalGraph:
-    """A small mention table held in memory: its rows by mention and by chunk."""
+    """A mention table held in memory, compactly: its rows as read (Arrow columns) and, per mention and per chunk,
+    the positions of its rows."""
 
-    by_mention: Mapping[str, tuple[Row, ...]]
-    by_chunk: Mapping[str, tuple[Row, ...]]
+    rows: pa.Table
+    by_mention: Mapping[str, np.ndarray]
+    by_chunk: Mapping[str, np.ndarray]
 
     @classmethod
     def of(cls, rows: pa.Table) -> LocalGraph:
-        by_mention: dict[str, list[Row]] = {}
-        by_chunk: dict[str, list[Row]] = {}
-        for row in _tuples(rows):
-            by_mention.setdefault(row[2], []).append(row)
-            by_chunk.setdefault(row[0], []).append(row)
-        return cls({k: tuple(v) for k, v in by_mention.items()}, {k: tuple(v) for k, v in by_chunk.items()})
+        rows = rows.select(COLUMNS).combine_chunks()  # (a read by position from one chunk of rows is fast)
+        return cls(rows, _positions(rows["mention"]), _positions(rows["chunk_id"]))
+
+    def of_mentions(self, keys: Sequence[str], limit: int) -> list[Row]:
+        """The rows of these mentions, in order of key (at most ``limit``)."""
+        return self._take(self.by_mention, keys, limit)
+
+    def of_chunks(self, chunk_ids: Sequence[str], limit: int) -> list[Row]:
+        """The rows of these chunks, in order of chunk id (at most ``limit``)."""
+        return self._take(self.by_chunk, chunk_ids, limit)
+
+    def _take(self, index: Mapping[str, np.ndarray], keys: Sequence[str], limit: int) -> list[Row]:
+        spans, total = [], 0
+        for key in sorted(set(keys)):
+            if total >= limit:
+                break
+            spans.append(index.get(key, _NONE)[: limit - total])
+            total += len(spans[-1])
+        at = np.concatenate(spans) if spans else _NONE
+        return _tuples(self.rows.take(at)) if len(at) else []
 
 
-def local_graph(table) -> LocalGraph | None:
-    """``table`` in memory when it is small enough (``LOCAL_ROWS``), else None."""
-    if table.count_rows() > LOCAL_ROWS:
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _positions(column) -> dict[str, np.ndarray]:
+    """Each distinct value of a string column -> the positions of its rows, in order (one stable sort of the
+    values' codes: the rows themselves are not copied)."""
+    encoded = pc.dictionary_encode(column)
+    encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+    codes = encoded.indices.to_numpy()
+    if not len(codes):
+        return {}
+    order = np.argsort(codes, kind="stable")
+    starts = np.flatnonzero(np.diff(codes[order])) + 1
+    bounds = zip(np.concatenate([[0], starts]).tolist(), np.concatenate([starts, [len(codes)]]).tolist())
+    values = encoded.dictionary.take(pa.array(codes[order[np.concatenate([[0], starts])]])).to_pylist()
+    return {value: order[first:end] for value, (first, end) in zip(values, bounds)}
+
+
+def local_graph(table, rows: int | None = None) -> LocalGraph | None:
+    """``table`` in memory when it has at most ``LOCAL_ROWS`` rows (or ``rows``), else None."""
+    if table.count_rows() > (LOCAL_ROWS if rows is None else rows):
         return None
     return LocalGraph.of(table.search().select(COLUMNS).limit(None).to_arrow())
 
@@ -228,23 +269,14 @@ class GraphTables:
     def rows_by_mention(self, keys: Sequence[str], limit: int) -> list[Row]:
         """The rows of these mentions (at most ``limit``)."""
         if self.local is not None:
-            return _first(self.local.by_mention, keys, limit)
+            return self.local.of_mentions(keys, limit)
         return _tuples(run_one(by_mention(self.mentions, keys, limit)))
 
     def rows_by_chunk(self, chunk_ids: Sequence[str], limit: int) -> list[Row]:
         """The rows of these chunks (at most ``limit``)."""
         if self.local is not None:
-            return _first(self.local.by_chunk, chunk_ids, limit)
+            return self.local.of_chunks(chunk_ids, limit)
         return _tuples(run_one(by_chunk(self.mentions, chunk_ids, limit)))
-
-
-def _first(index: Mapping[str, tuple[Row, ...]], keys: Sequence[str], limit: int) -> list[Row]:
-    out: list[Row] = []
-    for key in sorted(set(keys)):
-        out.extend(index.get(key, ()))
-        if len(out) >= limit:
-            return out[:limit]
-    return out
 
 
 def _tuples(rows: pa.Table) -> list[Row]:

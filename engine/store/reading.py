@@ -7,11 +7,13 @@ the tables (``_find``, ``_open``, ``_present``, ``_catalogue``, ``_entries``, ``
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from engine.fork_safe import ForkSafePool
 from engine.results import SearchFilters
 from engine.store.catalogue import in_list
 from engine.store import mentions as mention_rows
@@ -21,6 +23,11 @@ from engine.store.search import (
 )
 from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
+
+log = logging.getLogger(__name__)
+
+_HOLDING = ForkSafePool(1, "graph-hold")
+"""Reads mention tables whole into memory, one at a time, away from the asks that need them."""
 
 
 class StoreReading:
@@ -49,8 +56,10 @@ class StoreReading:
         return run_search(self._open(kb), "vector", "", vector, k, in_list([check_doc_id(d) for d in doc_ids]))
 
     def graph_tables(self, kb: str) -> mention_rows.GraphTables | None:
-        """The entity graph of ``kb`` (engine/store/mentions.py): its mention table, and the passage counts of the
-        mentions its passages share, kept until the count table changes; None when it has no graph."""
+        """The entity graph of ``kb`` (engine/store/mentions.py): its mention table, the passage counts of the
+        mentions its passages share and, for a table small enough, its rows in memory, kept until either table
+        changes; None when it has no graph. A table of up to ``LOCAL_ROWS`` rows is read here; one of up to
+        ``HELD_ROWS`` on a background thread, the walks reading the store until it is held."""
         table = mention_rows.table_of(self._db, kb)
         if table is None:
             return None
@@ -59,10 +68,30 @@ class StoreReading:
         with self._vocabulary_lock:
             cached = self._graph_counts.get(kb)
         if cached is None or cached[0] != version:
-            cached = (version, mention_rows.shared_counts(counts), mention_rows.local_graph(table))
+            rows = table.count_rows()
+            local = mention_rows.local_graph(table) if rows <= mention_rows.LOCAL_ROWS else None
+            cached = (version, mention_rows.shared_counts(counts), local)
             with self._vocabulary_lock:
                 self._graph_counts[kb] = cached
+            if local is None and rows <= mention_rows.HELD_ROWS:
+                _HOLDING.submit(self._hold_graph, kb, table, version)
         return mention_rows.GraphTables(table, cached[1], cached[2])
+
+    def _hold_graph(self, kb: str, table, version: tuple) -> None:
+        """Read ``kb``'s mention table whole into memory (``graph_tables``), unless it changed meanwhile."""
+        with self._vocabulary_lock:
+            current = self._graph_counts.get(kb)
+        if current is None or current[0] != version or current[2] is not None:
+            return  # a newer version was seen (its own load is queued), or this one is held already
+        try:
+            local = mention_rows.local_graph(table, mention_rows.HELD_ROWS)
+        except Exception as exc:  # noqa: BLE001 - the walks go on reading the store
+            log.warning("the entity graph of %s was not held in memory (walks read the store): %s", kb, exc)
+            return
+        with self._vocabulary_lock:
+            current = self._graph_counts.get(kb)
+            if current is not None and current[0] == version:
+                self._graph_counts[kb] = (version, current[1], local)
 
     def chunks_by_id(self, kb: str, chunks: dict[str, str]) -> dict[str, SearchHit]:
         """The rows of these chunks of ``kb`` (chunk id -> its document id) as hits of score 0, by chunk id. The

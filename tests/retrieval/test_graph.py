@@ -97,6 +97,7 @@ def test_a_small_graph_is_walked_from_memory_and_a_large_one_from_the_store(stor
     assert tables.local is not None  # six passages: held in memory
     from_store = mention_rows.GraphTables(tables.mentions, tables.shared)
     keys, chunks = sorted(tables.local.by_mention), sorted(tables.local.by_chunk)
+    assert len(tables.local.rows) == mention_rows.count(store._db, "wiki")
     assert sorted(tables.rows_by_mention(keys, 10_000)) == sorted(from_store.rows_by_mention(keys, 10_000))
     assert sorted(tables.rows_by_chunk(chunks[:3], 10_000)) == sorted(from_store.rows_by_chunk(chunks[:3], 10_000))
     assert len(tables.rows_by_mention(keys, 5)) == 5
@@ -109,6 +110,31 @@ def test_a_small_graph_is_walked_from_memory_and_a_large_one_from_the_store(stor
     store._graph_counts.clear()
 
 
+def test_a_larger_graph_is_held_on_a_background_thread_and_walked_the_same(store, monkeypatch):
+    from engine.store import reading
+
+    monkeypatch.setattr(mention_rows, "LOCAL_ROWS", 0)  # as a base too large to read while an ask waits
+    store._graph_counts.clear()
+    first = store.graph_tables("wiki")
+    assert first.local is None  # the first walk reads the store ...
+    reading._HOLDING.submit(lambda: None).result()  # (the load queued before this has run)
+    held = store.graph_tables("wiki")
+    assert held.local is not None  # ... and later ones read memory
+    keys = sorted(held.local.by_mention)
+    chunks = sorted(held.local.by_chunk)
+    assert sorted(held.rows_by_mention(keys, 10_000)) == sorted(first.rows_by_mention(keys, 10_000))
+    assert sorted(held.rows_by_chunk(chunks, 10_000)) == sorted(first.rows_by_chunk(chunks, 10_000))
+    seven = held.rows_by_mention(keys, 7)
+    assert len(seven) == 7 and set(seven) <= set(first.rows_by_mention(keys, 10_000))
+    assert [r[2] for r in seven] == sorted(r[2] for r in seven)  # the rarest-first budget cuts in key order
+    monkeypatch.setattr(mention_rows, "HELD_ROWS", 0)  # too large to hold at all: never loaded
+    store._graph_counts.clear()
+    store.graph_tables("wiki")
+    reading._HOLDING.submit(lambda: None).result()
+    assert store.graph_tables("wiki").local is None
+    store._graph_counts.clear()
+
+
 def test_a_base_written_after_its_graph_was_held_is_walked_anew(tmp_path):
     store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
     items = list(PASSAGES.items())
@@ -116,7 +142,7 @@ def test_a_base_written_after_its_graph_was_held_is_walked_anew(tmp_path):
     assert len(store.graph_tables("wiki").local.by_chunk) == 1
     Ingestor(store).ingest_bytes([("doc-1.md", markdown(*items[1]))], "wiki")
     held = store.graph_tables("wiki").local
-    assert len(held.by_chunk) == 2 and len(held.by_mention["oriane vasseur"]) == 2
+    assert len(held.by_chunk) == 2 and len(held.of_mentions(["oriane vasseur"], 10)) == 2
 
 
 def test_deletes_and_reingests_leave_no_dangling_mentions(tmp_path):
