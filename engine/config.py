@@ -126,6 +126,14 @@ class Settings(BaseSettings):
         "progress and work meanwhile. Unset: no indexing at start-up.",
     )
 
+    switch_interval_ms: float = Field(
+        default=1.0, gt=0, le=100,
+        description="WORKBENCH_SWITCH_INTERVAL_MS: how long one Python thread may hold the interpreter before "
+        "another waiting thread runs, set for the process when a pipeline is made (Python's own default is 5). An "
+        "ask hands work between threads (the question embedded beside perception, the searches, the store reads, "
+        "the walk beside the fusion); at 1 ms an ask on the 100k-chunk base took 7-25 ms less at the median "
+        "(docs/benchmarks.md, 'Threads handing work on sooner').",
+    )
     ann_index_min_rows: int = Field(
         default=50_000, ge=256, description="Build an ANN vector index once a table holds this many chunks."
     )

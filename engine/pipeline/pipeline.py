@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import sys
 import time
 import uuid
 from dataclasses import replace
@@ -44,6 +45,7 @@ class Pipeline:
         today: Callable[[], date] = date.today,
     ) -> None:
         self.settings = settings
+        sys.setswitchinterval(settings.switch_interval_ms / 1000)  # for the process: see the setting
         self.store = store or KnowledgeBaseStore(settings)
         if perception is None:
             from engine.perception import get_perception
