@@ -192,10 +192,11 @@ first needs it, and walked from memory: a read by key or chunk costs 2-5 ms of L
 few rows it returns, against microseconds from memory."""
 
 HELD_ROWS = 1_000_000
-"""A larger table, up to this many rows (about 100,000 passages), is held too, but read on a background thread:
-until it is loaded, and after each write until the new version is, the walk reads the store by key and by chunk.
-At 100,000 passages (949,248 rows) the load took 0.7 s and holds 65 MB of rows and 20 MB of positions, and the
-process's peak memory grew by about 300 MB while reading (docs/benchmarks.md). A larger table is never held."""
+"""A larger table, up to this many rows (about 100,000 passages), is held too, but read on a background thread once
+it has been unchanged for a moment (engine/store/reading.py ``HOLD_AFTER_S``): until it is loaded, and after each
+write until the new version is, the walk reads the store by key and by chunk. At 100,000 passages (949,248 rows)
+the load took 0.7 s and holds 65 MB of rows and 20 MB of positions, and the process's peak memory grew by about
+300 MB while reading (docs/benchmarks.md). A larger table is never held."""
 
 
 @dataclass(frozen=True)

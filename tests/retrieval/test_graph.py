@@ -114,6 +114,7 @@ def test_a_larger_graph_is_held_on_a_background_thread_and_walked_the_same(store
     from engine.store import reading
 
     monkeypatch.setattr(mention_rows, "LOCAL_ROWS", 0)  # as a base too large to read while an ask waits
+    monkeypatch.setattr(reading, "HOLD_AFTER_S", 0.0)
     store._graph_counts.clear()
     first = store.graph_tables("wiki")
     assert first.local is None  # the first walk reads the store ...
@@ -133,6 +134,27 @@ def test_a_larger_graph_is_held_on_a_background_thread_and_walked_the_same(store
     reading._HOLDING.submit(lambda: None).result()
     assert store.graph_tables("wiki").local is None
     store._graph_counts.clear()
+
+
+def test_a_graph_written_to_before_its_load_is_not_read_whole(tmp_path, monkeypatch):
+    from engine.store import reading
+
+    monkeypatch.setattr(mention_rows, "LOCAL_ROWS", 0)
+    monkeypatch.setattr(reading, "HOLD_AFTER_S", 0.0)
+    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
+    items = list(PASSAGES.items())
+    Ingestor(store).ingest_bytes([("doc-0.md", markdown(*items[0]))], "wiki")
+    first = store.graph_tables("wiki")
+    reading._HOLDING.submit(lambda: None).result()
+    version, counts, held = store._graph_counts["wiki"]
+    assert held is not None  # unchanged since it was asked for: held
+    store._graph_counts["wiki"] = (version, counts, None)
+    Ingestor(store).ingest_bytes([("doc-1.md", markdown(*items[1]))], "wiki")  # a write before the load runs
+    store._hold_graph("wiki", first.mentions, version)
+    assert store._graph_counts["wiki"][2] is None  # the stale version is not read whole
+    assert store.graph_tables("wiki").local is None  # the new version is queued ...
+    reading._HOLDING.submit(lambda: None).result()
+    assert len(store.graph_tables("wiki").local.by_chunk) == 2  # ... and held once it stays unchanged
 
 
 def test_a_base_written_after_its_graph_was_held_is_walked_anew(tmp_path):
