@@ -250,10 +250,8 @@ def _positions(column) -> dict[str, np.ndarray]:
     return {value: order[first:end] for value, (first, end) in zip(values, bounds)}
 
 
-def local_graph(table, rows: int | None = None) -> LocalGraph | None:
-    """``table`` in memory when it has at most ``LOCAL_ROWS`` rows (or ``rows``), else None."""
-    if table.count_rows() > (LOCAL_ROWS if rows is None else rows):
-        return None
+def local_graph(table) -> LocalGraph:
+    """``table`` read whole into memory (the caller has counted its rows: ``LOCAL_ROWS``, ``HELD_ROWS``)."""
     return LocalGraph.of(table.search().select(COLUMNS).limit(None).to_arrow())
 
 

@@ -97,7 +97,7 @@ class StoreReading:
         except Exception:  # noqa: BLE001 - the table is being replaced; the next ask looks again
             return
         try:
-            local = mention_rows.local_graph(table, mention_rows.HELD_ROWS)
+            local = mention_rows.local_graph(table)  # (counted when queued; the version is unchanged)
         except Exception as exc:  # noqa: BLE001 - the walks go on reading the store
             log.warning("the entity graph of %s was not held in memory (walks read the store): %s", kb, exc)
             return
