@@ -42,6 +42,25 @@ def _pick(page, label: str, option: str, tries: int = 4) -> None:
             wait_for_app(page)
 
 
+def _choose_files(page, paths: list[Path], tries: int = 3) -> None:
+    """Give the uploader ``paths`` until it lists one of them. The name box's Enter reruns the page, and a rerun
+    that lands after the wait for the app may mount the uploader anew, so files given to the old one are lost;
+    they are given again to the one in place. When none is ever listed, the page's text goes into the failure."""
+    # the uploader lists a page of the chosen files, not all of them
+    listed = page.get_by_text(re.compile("|".join(re.escape(p.name) for p in paths))).first
+    for _ in range(tries):
+        page.wait_for_timeout(1_000)  # a rerun the last key press asked for has begun by now
+        wait_for_app(page, timeout_ms=300_000)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(p) for p in paths])
+        try:
+            listed.wait_for(timeout=30_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    pytest.fail(f"the uploader listed none of the files after {tries} tries; the page: "
+                + page.locator("body").inner_text()[:2000])
+
+
 def _index(page, tries: int = 3) -> None:
     """Click "Index files" until the ingest starts. The uploader lists the chosen files at once but sends them to the
     app one by one; a click that reaches the app before they do submits the form without them, and the page says
@@ -103,9 +122,7 @@ def uploaded(browser, app_url: str) -> list[str]:
         box.fill("public")
         box.press("Enter")
         wait_for_app(page)
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(REAL_DOCS / f) for f in FILES])
-        # the uploader lists a page of the chosen files, not all of them
-        page.get_by_text(re.compile("|".join(re.escape(f) for f in FILES))).first.wait_for(timeout=60_000)
+        _choose_files(page, [REAL_DOCS / f for f in FILES])
         _index(page)
         page.get_by_text("Last upload").wait_for()
         wait_for_app(page, timeout_ms=300_000)
