@@ -238,7 +238,21 @@ def packaged():
     folder = Path(chosen) if chosen else PACKAGED
     if not chosen and not (folder / WEIGHTS).is_file():
         return None
-    return _loaded(str(folder.resolve()), str(load_settings().embedding_cache_folder.resolve()))
+    key = str(folder.resolve())
+    reader = _IN_USE.get(key)
+    if reader is None:  # the settings are read once per model (a read costs 1-2 ms, and every ask asks for it)
+        reader = _IN_USE.setdefault(key, _loaded(key, str(load_settings().embedding_cache_folder.resolve())))
+    return reader
+
+
+_IN_USE: dict[str, OnnxSpanReader] = {}
+"""The span model loaded for each folder, whatever cache folder its export was read from."""
+
+
+def forget_loaded() -> None:
+    """Load the span model afresh at the next ``packaged`` (from the cache folder the settings then name)."""
+    _IN_USE.clear()
+    _loaded.cache_clear()
 
 
 def export_pending() -> bool:

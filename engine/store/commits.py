@@ -76,9 +76,12 @@ def retry_conflicts(action: Callable[[], T], what: str) -> T:
 class BaseLocks:
     """Cross-process locks, one per knowledge base, as files under ``folder``."""
 
-    def __init__(self, folder: Path, timeout_s: float = LOCK_TIMEOUT_S) -> None:
+    def __init__(self, folder: Path, timeout_s: float = LOCK_TIMEOUT_S,
+                 released: Callable[[], None] | None = None) -> None:
         self.folder = Path(folder)
         self.timeout_s = timeout_s
+        self.released = released
+        """Called after each hold ends (a write may have been made under it)."""
 
     @contextmanager
     def hold(self, kb: str, purpose: str = "write", timeout_s: float | None = None) -> Iterator[None]:
@@ -100,3 +103,5 @@ class BaseLocks:
             yield
         finally:
             lock.release()
+            if self.released is not None:
+                self.released()

@@ -66,7 +66,7 @@ class KnowledgeBaseStore(StoreReading):
         self._maintained = 0  # index rebuilds since the connection was opened (see _refresh_connection)
         self._embedder = embedder
         self._write_lock = threading.Lock()
-        self._locks = BaseLocks(settings.data_dir / "locks")
+        self._locks = BaseLocks(settings.data_dir / "locks", released=lambda: self._db.changed())
         self._keyword_ready: dict[str, int] = {}  # kb -> the last table version seen with a full-text index
         self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
@@ -414,14 +414,14 @@ class KnowledgeBaseStore(StoreReading):
     def _keyword_index_ready(self, kb: str, table) -> None:
         """Before a keyword search: build the full-text index if it is missing (a crash between a first write and
         its index build leaves it so). On failure the search goes on with LanceDB's unindexed scan."""
-        if self._keyword_ready.get(kb) == table.version:
+        if self._keyword_ready.get(kb) == self._db.version(table):
             return
         if FTS_INDEX not in index_names(table) and table.count_rows() > 0:
             result = self.maintain(kb)
             if result.pending:
                 return
             table.checkout_latest()
-        self._keyword_ready[kb] = table.version
+        self._keyword_ready[kb] = self._db.version(table)
 
     def delete_document(self, doc_id: str, kb: str) -> int:
         """Remove every chunk of a document; returns how many were removed."""

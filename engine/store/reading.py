@@ -44,7 +44,7 @@ class StoreReading:
         if table is None:
             return TitleIndex(())
         catalogue = self._catalogue(kb, table)
-        version = catalogue.version
+        version = self._db.version(catalogue)
         with self._vocabulary_lock:
             cached = self._titles.get(kb)
         if cached is None or cached[0] != version:
@@ -69,7 +69,7 @@ class StoreReading:
         if table is None:
             return None
         counts = mention_rows.counts_of(self._db, kb)
-        version = (table.version, None if counts is None else counts.version)
+        version = (self._db.version(table), None if counts is None else self._db.version(counts))
         with self._vocabulary_lock:
             cached = self._graph_counts.get(kb)
         if cached is None or cached[0] != version:
@@ -127,7 +127,7 @@ class StoreReading:
             table = self._find(name)
             if table is None:
                 continue
-            version = table.version
+            version = self._db.version(table)
             with self._vocabulary_lock:
                 cached = self._vocabularies.get(name)
             if cached is None or cached[0] != version:

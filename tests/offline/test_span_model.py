@@ -91,7 +91,7 @@ def test_asks_read_with_the_onnx_export_and_get_the_same_scores(packaged, tmp_pa
     import numpy as np
 
     monkeypatch.setenv("WORKBENCH_EMBEDDING_CACHE_DIR", str(tmp_path))
-    span_model._loaded.cache_clear()
+    span_model.forget_loaded()
     try:
         assert span_model.export_pending()
         reader = span_model.packaged()
@@ -106,7 +106,7 @@ def test_asks_read_with_the_onnx_export_and_get_the_same_scores(packaged, tmp_pa
             assert a.offsets == b.offsets
             assert np.allclose(a.starts, b.starts, atol=1e-4) and np.allclose(a.ends, b.ends, atol=1e-4)
     finally:
-        span_model._loaded.cache_clear()
+        span_model.forget_loaded()
 
 
 def test_a_sentence_longer_than_a_passage_is_cut_not_dropped(packaged):

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+import lancedb
 import pytest
 
 from engine.ingest import Ingestor
 from engine.pipeline import AskOptions, Pipeline
-from engine.store import KnowledgeBaseStore
+from engine.store import KnowledgeBaseStore, tables
 from engine.store.catalogue import CATALOGUE_PREFIX
 from engine.store.schema import TABLE_PREFIX
 from engine.store.search import SearchRequest
@@ -133,3 +134,63 @@ def test_an_ask_lists_the_store_once_and_opens_no_table_it_has_opened_before(set
     answer = pipeline.run("How should the tyre pressure be checked?", options)
     assert answer.evidence and answer.status != "failure"
     assert connection.opened == {"(listing)": 1}
+
+
+def version_lookups(store: KnowledgeBaseStore, monkeypatch) -> Counter:
+    """Count the versions the store's derived parts look up (each a check of the table's latest manifest)."""
+    looked: Counter = Counter()
+    table_version = store._db.version.__func__
+
+    def counting(self, table):
+        before = dict(tables._VERSIONS)
+        got = table_version(self, table)
+        if tables._VERSIONS != before:
+            looked[table.name] += 1
+        return got
+
+    monkeypatch.setattr(tables.Tables, "version", counting)
+    return looked
+
+
+def test_an_asks_derived_parts_look_up_each_version_once_per_interval(settings, monkeypatch):
+    store = KnowledgeBaseStore(settings)
+    Ingestor(store).ingest_records([BRAKES, TYRES], KB)
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)
+    looked = version_lookups(store, monkeypatch)
+    for _ in range(3):
+        asks_worth_of_reads(store)
+    assert looked and set(looked.values()) == {1}, looked  # vocabulary, titles, full-text index: once each
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 0.0)
+    asks_worth_of_reads(store)
+    assert all(n >= 2 for n in looked.values()), looked  # with no interval, each lookup is made again
+
+
+def test_a_write_through_any_store_of_the_process_reaches_the_derived_parts_at_once(settings, monkeypatch):
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)  # so only the write's own notice can explain what is seen
+    writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)
+    Ingestor(writer).ingest_records([BRAKES], KB)
+    assert "tyre" not in reader.vocabulary(KB).frequencies
+    assert len(reader.title_index(KB)) == 1
+    Ingestor(writer).ingest_records([TYRES], KB)
+    assert "tyre" in reader.vocabulary(KB).frequencies
+    assert len(reader.title_index(KB)) == 2
+
+
+def test_a_write_from_outside_reaches_the_derived_parts_within_the_interval(settings, monkeypatch):
+    """Another process's write is not announced: a version looked up stands for ``VERSION_TTL_S``, then is looked
+    up again (a raw LanceDB connection writes here, as another process would)."""
+    store = KnowledgeBaseStore(settings)
+    probe = store._db.create_table("probe", data=[{"x": 1}])
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)
+    first = store._db.version(probe)
+    lancedb.connect(settings.store_location).open_table("probe").add([{"x": 2}])
+    assert store._db.version(probe) == first  # within the interval: the version looked up stands
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 0.0)
+    assert store._db.version(probe) == first + 1
+    with store._locks.hold(KB):  # a write under a base's lock here: every version is looked up again
+        pass
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)
+    lancedb.connect(settings.store_location).open_table("probe").add([{"x": 3}])
+    with store._locks.hold(KB):
+        pass
+    assert store._db.version(probe) == first + 2
