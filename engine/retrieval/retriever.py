@@ -164,11 +164,13 @@ class Retriever:
         memo.vectors.update(vectors)
         t1 = time.perf_counter()
         question = vectors.get(intent.search_query)
-        walking = [_WALKS.submit(self._walk, task, asked, strategy, runs, memo.near[task.knowledge_base, keys], memo)
+        # each base's walk runs here (a few ms of Python, which a thread beside this one would only slow by sharing
+        # the interpreter with the fusion below), and the rows of the passages it brings are read on the pool while
+        # the searches' own evidence is fused, its sentence vectors read and its links followed; the walks'
+        # passages are then fused in, and the sentences of any chunk they bring are read after
+        walking = [self._walk(task, asked, strategy, runs, memo.near[task.knowledge_base, keys], memo)
                    for task in walks]
-        # while the walks run: the searches' own evidence is fused, its sentence vectors read and its links followed
-        # (each base's walk mostly waits on the store); the walks' passages are then fused in, and the sentences of
-        # any chunk they bring are read after
+        walked = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, question) if runs else ([], 0, 0)
         t2 = time.perf_counter()
         reading = _READER.submit(self._sentences, [(e.knowledge_base, e.chunk_id) for e in evidence], memo)
@@ -190,10 +192,11 @@ class Retriever:
         sentences = dict(memo.sentences)  # the evidence's, and those of chunks an earlier attempt read
         t6 = time.perf_counter()
         # the parts add up to the stage: "embed" until every vector was ready (the full-text legs ran meanwhile),
-        # "search" the rest of the searches, "graph" the wait for the walks once the links were followed
+        # "search" the rest of the searches, "graph" the walks and the wait for their rows once the links were followed
         embedded = min(max(ready), t1)  # (a callback runs just after its result is set: at most a few µs late)
         timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t1 - embedded) * 1000,
-                   "fuse_ms": (t2 - t1 + t5 - t4) * 1000, "links_ms": (t3 - t2) * 1000, "graph_ms": (t4 - t3) * 1000,
+                   "fuse_ms": (t2 - walked + t5 - t4) * 1000, "links_ms": (t3 - t2) * 1000,
+                   "graph_ms": (walked - t1 + t4 - t3) * 1000,
                    "sentences_ms": (t6 - t5) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
@@ -203,9 +206,11 @@ class Retriever:
         return tables, graph.question_neighbourhood(tables, keys)
 
     def _walk(self, task: RetrievalTask, asked: Sequence[Mention], strategy: Strategy, runs: Sequence[TaskRun],
-              near: Future, memo: AskMemo) -> TaskRun:
+              near: Future, memo: AskMemo) -> Future:
         """A graph task: the walk over ``task``'s base, seeded by the question's names and the best hits of the
-        base's other searches (by reciprocal rank over them). A failure is the task's error, as a search's is.
+        base's other searches (by reciprocal rank over them), made on the calling thread; the rows of the passages
+        it brings are read on the walks' pool, whose Future holds the task's run. A failure is the task's error, as
+        a search's is.
 
         Its hits are the passages no search of the base found (the fusion leaves the searched ones where the
         searches put them), and of those only the ones that can reach the evidence are read from the store: when
@@ -213,6 +218,7 @@ class Retriever:
         (``graph_place``) by more than the credibility band and the period discount can move, it is left out (the
         fusion would drop it)."""
         started = time.perf_counter()
+        done: Future = Future()
         try:
             kb = task.knowledge_base
             fused: dict[str, float] = {}
@@ -226,7 +232,8 @@ class Retriever:
             seeds = sorted(fused.items(), key=lambda item: -item[1])[: strategy.graph.seed_hits]
             key = (kb, tuple(m.key for m in asked))
             if key in memo.walks:
-                return replace(memo.walks[key], task=task)
+                done.set_result(replace(memo.walks[key], task=task))
+                return done
             tables, neighbourhood = near.result()
             neighbourhood = graph.widen(tables, neighbourhood, [known[c] for c, _ in seeds])
             result = graph.walk(neighbourhood, asked, seeds, task.top_k, strategy.graph.damping)
@@ -244,7 +251,21 @@ class Retriever:
             wanted = {c: d for c, d, _ in ranked if c not in known}
             wanted.update({r.from_chunk: neighbourhood.doc_of[r.from_chunk] for r in reach.values()
                            if r.from_chunk and r.from_chunk not in known})
-            # the sentence vectors of the passages the walk brings are read beside their rows, not after the fusion
+        except Exception as exc:  # noqa: BLE001 - a failing task keeps its error, as a failing search does
+            done.set_result(TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}"))
+            return done
+        if not wanted:  # nothing to read
+            done.set_result(self._walk_rows(task, key, ranked, reach, known, wanted, started, memo))
+            return done
+        return _WALKS.submit(self._walk_rows, task, key, ranked, reach, known, wanted, started, memo)
+
+    def _walk_rows(self, task: RetrievalTask, key: tuple, ranked: Sequence[tuple[str, str, float]],
+                   reach: Mapping[str, graph.Reach], known: Mapping[str, SearchHit], wanted: dict[str, str],
+                   started: float, memo: AskMemo) -> TaskRun:
+        """A walk's run: its passages as hits, the rows of those no search found read from the store, with their
+        sentence vectors beside them (not after the fusion)."""
+        kb = task.knowledge_base
+        try:
             reading = _READER.submit(self._sentences, [(kb, c) for c in wanted], memo) if wanted else None
             rows = self.store.chunks_by_id(kb, wanted) if wanted else {}
             if reading is not None:
