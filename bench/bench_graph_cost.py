@@ -15,43 +15,22 @@ time per ask.
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
-from pathlib import Path
 
 import numpy as np
-from common import ROOT, report
+from common import paired_bench, report, timed_ask
 
-from engine.config import load_settings
 from engine.orchestration.strategy import GraphSettings
-from engine.pipeline import AskOptions, Pipeline
-from engine.store import KnowledgeBaseStore, reading
 
 PARTS = ("engine overhead", "cpu", "retrieval", "retrieval.search", "retrieval.fuse", "retrieval.links",
          "retrieval.graph", "retrieval.sentences", "answerability", "perception")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--questions", type=Path, default=ROOT / "sample_docs" / "questions.txt")
-    args = parser.parse_args()
-    backend = os.environ.get("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
-    store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, embedding_backend=backend))
-    pipeline = Pipeline(store.settings, store)
-    _, strategy = pipeline.strategies.active()
-    arms = {"on": ("graph on", strategy.model_copy(update={"graph": GraphSettings()})),
+    args, store, pipeline, questions, options = paired_bench(__doc__.splitlines()[0], rounds=3)
+    strategy = pipeline.fixed_strategy[1]
+    arms = {"on": ("graph on", strategy),
             "off": ("graph off", strategy.model_copy(update={"graph": GraphSettings(weight=0)}))}
-    questions = [q.strip() for q in args.questions.read_text().splitlines() if q.strip() and not q.startswith("#")]
-    options = AskOptions(provider="offline")
-    pipeline.fixed_strategy = arms["on"]
-    for question in questions[:3]:  # warm up, and start holding each base's graph
-        pipeline.run(question, options)
-    reading._HOLDING.submit(lambda: None).result()  # (the holds queued before this have run)
-    for question in questions[:3]:
-        pipeline.run(question, options)
     held = {kb: v[2] is not None for kb, v in store._graph_counts.items()}
     got: dict[str, dict[str, list[float]]] = {arm: {part: [] for part in PARTS} for arm in arms}
     started = time.perf_counter()
@@ -59,13 +38,7 @@ def main() -> None:
         for question in questions:
             for arm in ("on", "off") if at % 2 == 0 else ("off", "on"):
                 pipeline.fixed_strategy = arms[arm]
-                cpu, wall = time.process_time(), time.perf_counter()
-                timings = pipeline.run(question, options).timings
-                wall, cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
-                got[arm]["engine overhead"].append(wall - timings.get("reflection", 0.0))
-                got[arm]["cpu"].append(cpu)
-                for part in PARTS[2:]:
-                    got[arm][part].append(timings.get(part, 0.0))
+                timed_ask(pipeline, question, options, got[arm])
     rows = []
     for part in PARTS:
         added = np.array(got["on"][part]) - np.array(got["off"][part])

@@ -12,39 +12,16 @@ and the paired differences.
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
-from pathlib import Path
 
 import numpy as np
-from common import ROOT, report
+from common import paired_bench, report
 
-from engine.config import load_settings
-from engine.orchestration.strategy import GraphSettings
-from engine.pipeline import AskOptions, Pipeline
-from engine.store import KnowledgeBaseStore, reading
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--questions", type=Path, default=ROOT / "sample_docs" / "questions.txt")
-    args = parser.parse_args()
-    backend = os.environ.get("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
-    store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, embedding_backend=backend))
-    pipeline = Pipeline(store.settings, store)
-    _, strategy = pipeline.strategies.active()
-    pipeline.fixed_strategy = ("bench", strategy.model_copy(update={"graph": GraphSettings()}))
-    questions = [q.strip() for q in args.questions.read_text().splitlines() if q.strip() and not q.startswith("#")]
-    options = AskOptions(provider="offline")
-    for question in questions[:3]:  # warm up, and start loading each base's graph
-        pipeline.run(question, options)
+    args, store, pipeline, questions, options = paired_bench(__doc__.splitlines()[0], rounds=3)
     started = time.perf_counter()
-    reading._HOLDING.submit(lambda: None).result()  # (the loads queued before this have run)
-    for question in questions[:3]:
-        pipeline.run(question, options)
     held = dict(store._graph_counts)
     arms: dict[str, dict[str, list[float]]] = {a: {"graph": [], "retrieval": []} for a in ("held", "store")}
     for at in range(args.rounds):

@@ -11,36 +11,18 @@ mean, without the interval minus with it).
 
 from __future__ import annotations
 
-import argparse
-import os
-import time
-from pathlib import Path
 
 import numpy as np
-from common import ROOT, report
+from common import paired_bench, report, timed_ask
 
-from engine.config import load_settings
-from engine.pipeline import AskOptions, Pipeline
-from engine.store import KnowledgeBaseStore, reading, tables
+from engine.store import tables
 
 PARTS = ("engine overhead", "cpu", "perception", "retrieval", "retrieval.search", "answerability")
 ARMS = {"interval": tables.VERSION_TTL_S, "every lookup": 0.0}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--questions", type=Path, default=ROOT / "sample_docs" / "questions.txt")
-    args = parser.parse_args()
-    backend = os.environ.get("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
-    store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, embedding_backend=backend))
-    pipeline = Pipeline(store.settings, store)
-    questions = [q.strip() for q in args.questions.read_text().splitlines() if q.strip() and not q.startswith("#")]
-    options = AskOptions(provider="offline")
-    for question in questions[:3]:  # warm up, and start holding each base's graph
-        pipeline.run(question, options)
-    reading._HOLDING.submit(lambda: None).result()
+    args, store, pipeline, questions, options = paired_bench(__doc__.splitlines()[0], rounds=4)
     lookups = {arm: 0 for arm in ARMS}
     version = tables.Tables.version
 
@@ -56,13 +38,7 @@ def main() -> None:
         for question in questions:
             for arm in list(ARMS) if at % 2 == 0 else list(ARMS)[::-1]:
                 tables.VERSION_TTL_S = ARMS[arm]
-                cpu, wall = time.process_time(), time.perf_counter()
-                timings = pipeline.run(question, options).timings
-                wall, cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
-                got[arm]["engine overhead"].append(wall - timings.get("reflection", 0.0))
-                got[arm]["cpu"].append(cpu)
-                for part in PARTS[2:]:
-                    got[arm][part].append(timings.get(part, 0.0))
+                timed_ask(pipeline, question, options, got[arm])
     asks = len(got["interval"]["cpu"])
     rows = [{"part": "version lookups per ask", "interval": round(lookups["interval"] / asks, 2),
              "every lookup": round(lookups["every lookup"] / asks, 2)}]

@@ -36,3 +36,52 @@ def report(name: str, payload: dict[str, Any], rows: list[dict[str, Any]], colum
     print("  ".join("-" * widths[c] for c in columns))
     for row in rows:
         print("  ".join(str(row.get(c, "")).ljust(widths[c]) for c in columns))
+
+
+def paired_bench(description: str, rounds: int):
+    """What a paired benchmark over a store's asks starts from: its arguments (``--data-dir``, ``--rounds``,
+    ``--questions``), the store and pipeline (offline provider; the store's active strategy with the default graph
+    settings, fixed) and the sample questions, after every one of them was asked once, and three of them again after
+    the wait for every base's graph to be held (as in a running app). Each question is asked once before the arms
+    are: an ask reuses what an earlier ask of the same text parsed and embedded, so without it the arm asked first
+    in the first round would pay every question's first reading. Returns (args, store, pipeline, questions,
+    options)."""
+    import argparse
+
+    from engine.config import load_settings
+    from engine.orchestration.strategy import GraphSettings
+    from engine.pipeline import AskOptions, Pipeline
+    from engine.store import KnowledgeBaseStore, reading
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--questions", type=Path, default=ROOT / "sample_docs" / "questions.txt")
+    args = parser.parse_args()
+    backend = os.environ.get("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
+    store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, embedding_backend=backend))
+    pipeline = Pipeline(store.settings, store)
+    _, strategy = pipeline.strategies.active()
+    pipeline.fixed_strategy = ("bench", strategy.model_copy(update={"graph": GraphSettings()}))
+    questions = [q.strip() for q in args.questions.read_text().splitlines() if q.strip() and not q.startswith("#")]
+    options = AskOptions(provider="offline")
+    for question in questions:  # warm up, and start holding each base's graph
+        pipeline.run(question, options)
+    reading._HOLDING.submit(lambda: None).result()  # (the holds queued before this have run)
+    for question in questions[:3]:
+        pipeline.run(question, options)
+    return args, store, pipeline, questions, options
+
+
+def timed_ask(pipeline, question: str, options, into: dict[str, list[float]]) -> None:
+    """Ask ``question`` and add to ``into`` (part -> values) its engine overhead (the wall time less the reflection
+    loop's, as `bench_ask_overhead.py` counts it), the process's CPU time ("cpu") and each other part ``into`` names
+    (a stage or part of the ask's timings), in ms."""
+    import time
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    timings = pipeline.run(question, options).timings
+    wall, cpu = (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+    for part, values in into.items():
+        values.append(wall - timings.get("reflection", 0.0) if part == "engine overhead"
+                      else cpu if part == "cpu" else timings.get(part, 0.0))
