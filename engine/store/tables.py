@@ -15,7 +15,7 @@ table fails as it would have if the drop had come just after a fresh open.
 What is derived from a table and kept until its version changes (a base's vocabulary, its titles as names, its
 entity graph's counts, whether its full-text index is built) asks for that version through ``version``, which
 looks it up at most once per ``VERSION_TTL_S``: a lookup is a check of the latest manifest (1-2 ms at 100k chunks,
-against the 0.05 ms a read's own check adds), and an ask made 10-20 of them. A write made in this process (through
+against the 0.05 ms a read's own check adds), and an ask made 18 of them on a 100k-chunk base. A write made in this process (through
 a store, under a base's lock, or a table made or dropped here) forgets every version looked up, so only another
 process's write can take up to that long to reach those derived parts; the reads themselves see it at once.
 """
@@ -39,6 +39,8 @@ VERSION_TTL_S = 1.0
 _VERSIONS: dict[tuple[str, str], tuple[float, int]] = {}
 """(store URI, table name) -> (when it was looked up, the version): shared by every connection of the process, so
 that a write through one store is seen by the derived parts of another at once."""
+_WRITES: dict[str, int] = {}
+"""Store key -> writes noticed (``Tables.changed``): a lookup that a write overtook is not kept."""
 _VERSIONS_LOCK = threading.Lock()
 
 
@@ -88,22 +90,23 @@ class Tables:
         read of its rows needs no version)."""
         key, now = (self.uri, table.name), time.monotonic()
         with _VERSIONS_LOCK:
-            seen = _VERSIONS.get(key)
+            seen, writes = _VERSIONS.get(key), _WRITES.get(self.uri, 0)
         if seen is not None and now - seen[0] < VERSION_TTL_S:
             return seen[1]
         version = table.version
         with _VERSIONS_LOCK:
-            _VERSIONS[key] = (now, version)
+            if _WRITES.get(self.uri, 0) == writes:
+                _VERSIONS[key] = (now, version)
         return version
 
     def changed(self) -> None:
         """A write was made here: every version looked up for this store is looked up again."""
         with _VERSIONS_LOCK:
+            _WRITES[self.uri] = _WRITES.get(self.uri, 0) + 1
             for key in [k for k in _VERSIONS if k[0] == self.uri]:
                 del _VERSIONS[key]
 
     def create_table(self, name: str, *args: Any, **kwargs: Any):
-        self.changed()
         table = self.db.create_table(name, *args, **kwargs)
         self.changed()
         with self._lock:

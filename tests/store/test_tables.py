@@ -194,3 +194,25 @@ def test_a_write_from_outside_reaches_the_derived_parts_within_the_interval(sett
     with store._locks.hold(KB):
         pass
     assert store._db.version(probe) == first + 2
+
+
+def test_a_lookup_overtaken_by_a_write_is_not_kept(settings, monkeypatch):
+    store = KnowledgeBaseStore(settings)
+    probe = store._db.create_table("probe", data=[{"x": 1}])
+    monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)
+    first = store._db.version(probe)
+    real = type(probe).version
+
+    class Overtaken:  # the table as a lookup sees it while a write lands in between
+        name = probe.name
+
+        @property
+        def version(self):
+            seen = real.fget(probe)
+            probe.add([{"x": 2}])
+            store._db.changed()
+            return seen
+
+    store._db.changed()
+    assert store._db.version(Overtaken()) == first  # the lookup's own answer, from before the write
+    assert store._db.version(probe) == first + 1  # not kept: the next lookup sees the write
