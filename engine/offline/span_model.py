@@ -215,8 +215,8 @@ def _export_in_child(folder: Path, target: Path) -> None:
                           "is writable, or set WORKBENCH_SPAN_MODEL=off to read without it.")
 
 
-@lru_cache(maxsize=4)
 def _loaded(folder: str, cache: str):
+    """Span model ``folder`` on ONNX Runtime, exported into ``cache`` first when it has no export there yet."""
     path = Path(folder)
     _check_folder(path)
     card = json.loads((path / CARD).read_text(encoding="utf-8"))
@@ -246,13 +246,13 @@ def packaged():
 
 
 _IN_USE: dict[str, OnnxSpanReader] = {}
-"""The span model loaded for each folder, whatever cache folder its export was read from."""
+"""The span model loaded for each folder (the one cache of ``_loaded``), whatever cache folder its export was read
+from."""
 
 
 def forget_loaded() -> None:
     """Load the span model afresh at the next ``packaged`` (from the cache folder the settings then name)."""
     _IN_USE.clear()
-    _loaded.cache_clear()
 
 
 def export_pending() -> bool:
