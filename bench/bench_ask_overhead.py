@@ -45,6 +45,7 @@ from engine.orchestration.strategy import GraphSettings
 from engine.pipeline import AskOptions, Pipeline
 from engine.language.layout import read_sentences
 from engine.store import KnowledgeBaseStore
+from engine.store.catalogue import CATALOGUE_PREFIX, entries_from_chunks
 from engine.store.schema import TABLE_PREFIX, chunk_schema
 from engine.store.sentences import SENTENCE_PREFIX, sentence_schema
 from engine.store.sentences import columns as sentence_columns
@@ -70,6 +71,7 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
     remaining, made = chunks - sum(sizes.values()), 0
     sentence_table = store._db.open_table(SENTENCE_PREFIX + kb)
     mention_table = mention_rows.table_of(store._db, kb)
+    catalogue = store._db.open_table(CATALOGUE_PREFIX + kb)
     real_keys = np.array(sorted(set(mention_rows.read_all(store._db, kb)["mention"].to_pylist())))
     while made < remaining:
         batch, embedded = [], []
@@ -89,6 +91,7 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
         sentence_table.add(pa.table({**ids, **sentence_columns(embedded, store.embedder.dim)},
                                     schema=sentence_schema(store.embedder.dim)))
         mention_table.add(filler_mentions(batch, real_keys, rng))
+        catalogue.add(entries_from_chunks(pa.Table.from_pylist(batch, schema=schema)))  # listed as ingest lists them
         made += len(batch)
     mention_rows.recount_all(store._db, kb)
     store.maintain(kb)

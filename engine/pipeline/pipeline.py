@@ -295,7 +295,8 @@ class Pipeline:
 
     @staticmethod
     def _task_runs(retrieved: RetrievalResult) -> list[dict[str, Any]]:
-        return [{"task": task_label(i, r.task), "hits": len(r.hits), "ms": round(r.ms, 2), "error": r.error}
+        return [{"task": task_label(i, r.task), "hits": len(r.hits) if r.reached is None else r.reached,
+                 "ms": round(r.ms, 2), "error": r.error}
                 for i, r in enumerate(retrieved.runs)]
 
     @staticmethod

@@ -234,15 +234,3 @@ def _reach(chunk_ids: Sequence[str], near: Neighbourhood, mass: np.ndarray, chun
         source = max(sorted(others), key=lambda c: mass[chunk_at[c]], default=None)
         out[chunk_id] = Reach(near.written[key], source)
     return out
-
-
-def hits_for(ranked: Sequence[tuple[str, str, float]], known: dict[str, SearchHit],
-             fetched: dict[str, SearchHit]) -> list[SearchHit]:
-    """The walk's passages as search hits (mode "graph", score its mass), from hits the other searches returned or
-    rows read for them."""
-    out = []
-    for chunk_id, _, score in ranked:
-        hit = known.get(chunk_id) or fetched.get(chunk_id)
-        if hit is not None:
-            out.append(SearchHit(**{**hit.__dict__, "score": score, "mode": "graph"}))
-    return out

@@ -15,7 +15,7 @@ import numpy as np
 from engine.fork_safe import Ahead, ForkSafePool
 from engine.orchestration.strategy import Strategy
 from engine.periods import about_period, asked_period
-from engine.results import Evidence, Hop, Intent, RetrievalTask
+from engine.results import Evidence, Hop, Intent, RetrievalTask, SearchFilters
 from engine.retrieval.credibility import credibility
 from engine.language.mentions import Mention, question_mentions
 from engine.retrieval import graph
@@ -52,6 +52,11 @@ class TaskRun:
     error: str | None = None
     reach: Mapping[str, graph.Reach] = field(default_factory=dict)
     """For a graph task: how the walk reached each hit that did not seed it."""
+    ranks: tuple[int, ...] = ()
+    """For a graph task: each hit's place in the walk's ranking (1 is the best), where the walk reached passages
+    whose rows were not read because they could not reach the evidence; empty: the hits' own order."""
+    reached: int | None = None
+    """For a graph task: the passages its walk ranked, read or not (``hits`` holds those read)."""
 
 
 @dataclass(frozen=True)
@@ -85,13 +90,66 @@ class AskMemo:
     """The (kb, chunk_id) chunks whose sentence vectors ``sentences`` holds."""
     near: dict[tuple, Future] = field(default_factory=dict)
     """Each base's question neighbourhood in the entity graph, by (kb, the question's mention keys)."""
-    walks: dict[tuple, "TaskRun"] = field(default_factory=dict)
-    """Each graph task's run, by its base and the question's names: a later attempt (a wider search, a retry)
-    reuses the walk of the first, whose seeds were the best hits of the question as first searched."""
+    walks: dict[tuple, "Walked"] = field(default_factory=dict)
+    """Each graph task's walk, by its base and the question's names: a later attempt (a wider search, a retry)
+    reuses the walk of the first, whose seeds were the best hits of the question as first searched, and the rows it
+    read."""
 
     def fetch(self, k: int) -> int | None:
         """The rows each query of a task of ``k`` fetches, when more than ``k``."""
         return min(k * self.depth, self.most) if self.depth > 1 else None
+
+
+@dataclass
+class Walked:
+    """A graph task's walk: the passages it ranks (chunk, document, mass; best first, a passage's place is its rank),
+    how it reached them, the searched passages of its base and the rows read so far of those only it found (an
+    ask's later attempts share them)."""
+
+    task: RetrievalTask
+    ranked: list[tuple[str, str, float]]
+    reach: dict[str, graph.Reach]
+    known: dict[str, SearchHit]
+    doc_of: dict[str, str]
+    rows: dict[str, SearchHit]
+    ms: float
+
+    def run(self, found: Mapping[str, SearchHit]) -> TaskRun:
+        """The task's run: its passages whose rows are at hand (read, or ``found`` by the attempt's searches), as
+        hits of mode "graph" scored by their mass, each at its place in the walk's ranking."""
+        hits, ranks = [], []
+        for rank, (chunk_id, _, score) in enumerate(self.ranked, start=1):
+            hit = self.known.get(chunk_id) or self.rows.get(chunk_id) or found.get(chunk_id)
+            if hit is not None:
+                hits.append(SearchHit(**{**hit.__dict__, "score": score, "mode": "graph"}))
+                ranks.append(rank)
+        every = {**self.rows, **self.known}
+        reach = {c: graph.Reach(r.mention, r.from_chunk, every[r.from_chunk].title if r.from_chunk in every else "")
+                 for c, r in self.reach.items()}
+        return TaskRun(self.task, tuple(hits), self.ms, reach=reach, ranks=tuple(ranks), reached=len(self.ranked))
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A candidate of a series of revisions, as the fusion saw it: its date, its relevance before and after
+    ``lift_current_revisions``, and whether the evidence kept it."""
+
+    date: str
+    relevance: float
+    lifted: float
+    kept: bool
+
+
+@dataclass
+class FusionBounds:
+    """What a fusion tells about a passage it did not see (``Retriever._could_enter``): each base's best fused score
+    and its scale (``base_scales``), the final score of the last passage kept when the evidence was full (else
+    None), and the candidates of each series of revisions."""
+
+    top_rrf: dict[str, float] = field(default_factory=dict)
+    scale: dict[str, float] = field(default_factory=dict)
+    kth: float | None = None
+    series: dict[str, list[Revision]] = field(default_factory=dict)
 
 
 def task_label(index: int, task: RetrievalTask) -> str:
@@ -165,39 +223,54 @@ class Retriever:
         t1 = time.perf_counter()
         question = vectors.get(intent.search_query)
         # each base's walk runs here (a few ms of Python, which a thread beside this one would only slow by sharing
-        # the interpreter with the fusion below), and the rows of the passages it brings are read on the pool while
-        # the searches' own evidence is fused, its sentence vectors read and its links followed; the walks'
-        # passages are then fused in, and the sentences of any chunk they bring are read after
+        # the interpreter with the fusion below); the searches' own evidence is fused, its sentence vectors read and
+        # its links followed; the walks' passages are fused in, the rows of those that can reach the evidence read on
+        # the pool meanwhile (most asks need none), and the sentences of any chunk they bring are read after
         walking = [self._walk(task, asked, strategy, runs, memo.near[task.knowledge_base, keys], memo)
                    for task in walks]
         walked = time.perf_counter()
         evidence, candidates, dropped = self.fuse(runs, intent, strategy, question) if runs else ([], 0, 0)
-        t2 = time.perf_counter()
         reading = _READER.submit(self._sentences, [(e.knowledge_base, e.chunk_id) for e in evidence], memo)
+        fetching, unread, fused = {}, 0, None
+        if walking:
+            fused = self._fuse_walks(runs, walking, tasks, intent, strategy, question)
+            t3 = time.perf_counter()
+            wanted = self._could_enter(walking, runs, fused[4], intent, strategy)
+            # the passages left unread count as candidates the evidence dropped, as when every row was read
+            found = {hit.chunk_id for run in runs for hit in run.hits}
+            unread = sum(1 for w in walking if isinstance(w, Walked) for c, _, _ in w.ranked
+                         if c not in w.known and c not in w.rows and c not in found and c not in wanted.get(id(w), ()))
+            fetching = {id(w): _WALKS.submit(self._walk_rows, w, wanted[id(w)], memo)
+                        for w in walking if isinstance(w, Walked) and wanted.get(id(w))}
+        else:
+            t3 = time.perf_counter()
+        t3b = time.perf_counter()
         linked = follow_links(self.store, evidence, bases, question, strategy.follow_links,
                               strategy.context_chars // strategy.max_evidence,
                               indexes.result() if indexes is not None and evidence else None)
-        t3 = time.perf_counter()
-        if walking:
-            runs = runs + [walk.result() for walk in walking]
         t4 = time.perf_counter()
+        failed = {key: future.result() for key, future in fetching.items()}  # a read's error, or None
+        t5 = time.perf_counter()
         if walking:
-            runs = [next(r for r in runs if r.task is task) for task in tasks]  # in the tasks' order
-            evidence, candidates, dropped = self.fuse(runs, intent, strategy, question)
+            if fetching:  # the passages read are fused in
+                walking = [TaskRun(w.task, (), w.ms, failed[id(w)]) if failed.get(id(w)) else w for w in walking]
+                fused = self._fuse_walks(runs, walking, tasks, intent, strategy, question)
+            runs, evidence, candidates, dropped = fused[0], fused[1], fused[2] + unread, fused[3] + unread
             have = {e.doc_id for e in evidence}
             linked = [e for e in linked if e.doc_id not in have]
-        t5 = time.perf_counter()
+        t6 = time.perf_counter()
         reading.result()
         self._sentences([(e.knowledge_base, e.chunk_id) for e in evidence + linked], memo)  # reads only the new
         sentences = dict(memo.sentences)  # the evidence's, and those of chunks an earlier attempt read
-        t6 = time.perf_counter()
+        t7 = time.perf_counter()
         # the parts add up to the stage: "embed" until every vector was ready (the full-text legs ran meanwhile),
-        # "search" the rest of the searches, "graph" the walks and the wait for their rows once the links were followed
+        # "search" the rest of the searches, "graph" the walks, the choice of the passages to read and the wait for
+        # their rows once the links were followed
         embedded = min(max(ready), t1)  # (a callback runs just after its result is set: at most a few µs late)
         timings = {"embed_ms": (embedded - t0) * 1000, "search_ms": (t1 - embedded) * 1000,
-                   "fuse_ms": (t2 - walked + t5 - t4) * 1000, "links_ms": (t3 - t2) * 1000,
-                   "graph_ms": (walked - t1 + t4 - t3) * 1000,
-                   "sentences_ms": (t6 - t5) * 1000}
+                   "fuse_ms": (t3 - walked + t6 - t5) * 1000, "links_ms": (t4 - t3b) * 1000,
+                   "graph_ms": (walked - t1 + t3b - t3 + t5 - t4) * 1000,
+                   "sentences_ms": (t7 - t6) * 1000}
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
 
@@ -206,19 +279,16 @@ class Retriever:
         return tables, graph.question_neighbourhood(tables, keys)
 
     def _walk(self, task: RetrievalTask, asked: Sequence[Mention], strategy: Strategy, runs: Sequence[TaskRun],
-              near: Future, memo: AskMemo) -> Future:
-        """A graph task: the walk over ``task``'s base, seeded by the question's names and the best hits of the
-        base's other searches (by reciprocal rank over them), made on the calling thread; the rows of the passages
-        it brings are read on the walks' pool, whose Future holds the task's run. A failure is the task's error, as
-        a search's is.
+              near: Future, memo: AskMemo) -> "Walked | TaskRun":
+        """A graph task's walk over ``task``'s base, seeded by the question's names and the best hits of the base's
+        other searches (by reciprocal rank over them), made on the calling thread; no row is read here (see
+        ``_could_enter``). A failure is the task's error, as a search's is.
 
-        Its hits are the passages no search of the base found (the fusion leaves the searched ones where the
-        searches put them), and of those only the ones that can reach the evidence are read from the store: when
-        ``max_evidence`` passages of the same base already outrank the score the fusion would give one
-        (``graph_place``) by more than the credibility band and the period discount can move, it is left out (the
-        fusion would drop it)."""
+        Its hits are the passages no search of the base found (with ``rerank``, the searched ones it ranks too),
+        and of those only the ones that can reach the evidence are kept: when ``max_evidence`` passages of the same
+        base already outrank the score the fusion would give one (``graph_place``) by more than the credibility band
+        and the period discount can move, it is left out (the fusion would drop it)."""
         started = time.perf_counter()
-        done: Future = Future()
         try:
             kb = task.knowledge_base
             fused: dict[str, float] = {}
@@ -232,8 +302,7 @@ class Retriever:
             seeds = sorted(fused.items(), key=lambda item: -item[1])[: strategy.graph.seed_hits]
             key = (kb, tuple(m.key for m in asked))
             if key in memo.walks:
-                done.set_result(replace(memo.walks[key], task=task))
-                return done
+                return replace(memo.walks[key], task=task)
             tables, neighbourhood = near.result()
             neighbourhood = graph.widen(tables, neighbourhood, [known[c] for c, _ in seeds])
             result = graph.walk(neighbourhood, asked, seeds, task.top_k, strategy.graph.damping)
@@ -247,37 +316,102 @@ class Retriever:
             ranked = [(c, d, score) for rank, (c, d, score) in enumerate(result.ranked, start=1)
                       if (c in known and strategy.graph.rerank)
                       or (c not in known and max(placed[c], task.weight / (strategy.rrf_k + rank)) >= bar)]
-            reach = {c: r for c, r in result.reach.items() if any(c == kept for kept, _, _ in ranked)}
-            wanted = {c: d for c, d, _ in ranked if c not in known}
-            wanted.update({r.from_chunk: neighbourhood.doc_of[r.from_chunk] for r in reach.values()
-                           if r.from_chunk and r.from_chunk not in known})
-        except Exception as exc:  # noqa: BLE001 - a failing task keeps its error, as a failing search does
-            done.set_result(TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}"))
-            return done
-        if not wanted:  # nothing to read
-            done.set_result(self._walk_rows(task, key, ranked, reach, known, wanted, started, memo))
-            return done
-        return _WALKS.submit(self._walk_rows, task, key, ranked, reach, known, wanted, started, memo)
-
-    def _walk_rows(self, task: RetrievalTask, key: tuple, ranked: Sequence[tuple[str, str, float]],
-                   reach: Mapping[str, graph.Reach], known: Mapping[str, SearchHit], wanted: dict[str, str],
-                   started: float, memo: AskMemo) -> TaskRun:
-        """A walk's run: its passages as hits, the rows of those no search found read from the store, with their
-        sentence vectors beside them (not after the fusion)."""
-        kb = task.knowledge_base
-        try:
-            reading = _READER.submit(self._sentences, [(kb, c) for c in wanted], memo) if wanted else None
-            rows = self.store.chunks_by_id(kb, wanted) if wanted else {}
-            if reading is not None:
-                reading.result()
-            every = {**rows, **known}
-            reach = {c: graph.Reach(r.mention, r.from_chunk, every[r.from_chunk].title if r.from_chunk in every else "")
-                     for c, r in reach.items()}
-            hits = graph.hits_for(ranked, known, rows)
-            memo.walks[key] = TaskRun(task, tuple(hits), (time.perf_counter() - started) * 1000, reach=reach)
-            return memo.walks[key]
         except Exception as exc:  # noqa: BLE001 - a failing task keeps its error, as a failing search does
             return TaskRun(task, (), (time.perf_counter() - started) * 1000, f"{type(exc).__name__}: {exc}")
+        kept = {c for c, _, _ in ranked}
+        memo.walks[key] = Walked(task, ranked, {c: r for c, r in result.reach.items() if c in kept}, known,
+                                 dict(neighbourhood.doc_of), {}, (time.perf_counter() - started) * 1000)
+        return memo.walks[key]
+
+    def _walk_rows(self, walk: "Walked", chunks: Sequence[str], memo: AskMemo) -> str | None:
+        """Read the rows of ``chunks`` (passages only ``walk`` found) into it, and the rows of the passages that name
+        what led to them (for their titles), with their sentence vectors beside them (not after the fusion). Returns
+        the read's error, or None."""
+        started = time.perf_counter()
+        kb = walk.task.knowledge_base
+        wanted = {c: walk.doc_of[c] for c in chunks}
+        wanted.update({r.from_chunk: walk.doc_of[r.from_chunk] for c in chunks if (r := walk.reach.get(c))
+                       and r.from_chunk and r.from_chunk not in walk.known and r.from_chunk not in walk.rows})
+        try:
+            reading = _READER.submit(self._sentences, [(kb, c) for c in wanted], memo)
+            walk.rows.update(self.store.chunks_by_id(kb, wanted))
+            reading.result()
+            return None
+        except Exception as exc:  # noqa: BLE001 - a failing task keeps its error, as a failing search does
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            walk.ms += (time.perf_counter() - started) * 1000
+
+    def _fuse_walks(self, runs: Sequence[TaskRun], walking: Sequence["Walked | TaskRun"],
+                    tasks: Sequence[RetrievalTask], intent: Intent, strategy: Strategy,
+                    question: np.ndarray | None) -> tuple[list[TaskRun], list[Evidence], int, int, "FusionBounds"]:
+        """The searches' runs and the walks' (each walk's passages whose rows are at hand), fused: the runs in the
+        tasks' order, the evidence, the candidates, those dropped and the bounds ``_could_enter`` reads."""
+        found = {hit.chunk_id: hit for run in runs for hit in run.hits}
+        every = list(runs) + [w if isinstance(w, TaskRun) else w.run(found) for w in walking]
+        ordered = [next(r for r in every if r.task is task) for task in tasks]
+        bounds = FusionBounds()
+        evidence, candidates, dropped = self.fuse(ordered, intent, strategy, question, bounds)
+        return ordered, evidence, candidates, dropped, bounds
+
+    def _could_enter(self, walking: Sequence["Walked | TaskRun"], runs: Sequence[TaskRun], bounds: "FusionBounds",
+                     intent: Intent, strategy: Strategy) -> dict[int, list[str]]:
+        """For each walk (by ``id``), the passages only it found, not read yet, that could reach the evidence.
+
+        ``bounds`` come from fusing everything else. A passage the walk alone found gets its own reciprocal rank; its
+        relevance is that over its base's best fused score, times the base's scale, and credibility moves it up by at
+        most the credibility band; the period discount only lowers it. When that is below the final score of the
+        last passage the evidence keeps, the passage cannot enter the evidence, nor change what it keeps, so its row
+        is not read. This holds when adding the passage leaves the base's best score and the similarity scales as
+        they are: the passage is below the base's best (else it is read), and it is no closer to the question than
+        the base's best hit, which holds when a vector or hybrid search of the question, unfiltered, ran on the base
+        and did not return it (up to the approximation of its vector index).
+
+        Revisions (``lift_current_revisions``) are read from the base's catalogue, not the passage's row: a passage
+        of an older revision than the candidates of its series lifts others at most to its own relevance, which is
+        below the bar; one of the newest revision may be lifted to the best relevance of its series' older revisions, and
+        may take the lift of a candidate of its series that the evidence keeps only for its lift, so then it is read. Every unread
+        passage is read when ``rerank`` is off (the walk then lends searched passages their places) or with fewer
+        candidates than the evidence keeps."""
+        out: dict[int, list[str]] = {}
+        own: dict[str, float] = {}
+        for walk in walking:
+            if isinstance(walk, Walked):
+                for rank, (c, _, _) in enumerate(walk.ranked, start=1):
+                    own[c] = own.get(c, 0.0) + walk.task.weight / (strategy.rrf_k + rank)
+        searched = {r.task.knowledge_base for r in runs if r.task.search_type in ("vector", "hybrid")
+                    and r.task.query == intent.search_query and r.task.filters == SearchFilters()
+                    and r.error is None and r.hits}
+        grow = 1 + strategy.credibility.credibility_band
+        found = {hit.chunk_id for run in runs for hit in run.hits}  # (a later attempt's searches may find more)
+        for walk in walking:
+            if not isinstance(walk, Walked):
+                continue
+            unread = [c for c, _, _ in walk.ranked if c not in walk.known and c not in walk.rows and c not in found]
+            kb = walk.task.knowledge_base
+            top, scale = bounds.top_rrf.get(kb, 0.0), bounds.scale.get(kb)
+            if not unread or not strategy.graph.rerank or bounds.kth is None or kb not in searched or top <= 0 \
+                    or scale is None:
+                out[id(walk)] = unread
+                continue
+            revisions = self.store.revisions(kb) if bounds.series else {}
+            wanted = []
+            for c in unread:
+                relevance = own[c] / top * scale
+                series, date_of = revisions.get(walk.doc_of[c], (None, None)) if bounds.series else (None, None)
+                if bounds.series and walk.doc_of[c] not in revisions:
+                    wanted.append(c)  # a document the catalogue does not know yet
+                    continue
+                rivals = bounds.series.get(series, []) if series and date_of else []
+                if rivals and date_of >= max(r.date for r in rivals):
+                    if any(r.kept and r.lifted > r.relevance for r in rivals):
+                        wanted.append(c)
+                        continue
+                    relevance = max([relevance] + [r.relevance for r in rivals if r.date < date_of])
+                if own[c] >= top or relevance * grow >= bounds.kth:
+                    wanted.append(c)
+            out[id(walk)] = wanted
+        return out
 
     def _title_indexes(self, bases: Sequence[str], memo: AskMemo) -> dict[str, TitleIndex]:
         missing = [kb for kb in dict.fromkeys(bases) if kb not in memo.indexes]
@@ -293,7 +427,8 @@ class Retriever:
 
     # -- fusion ---------------------------------------------------------------
     def fuse(self, runs: Sequence[TaskRun], intent: Intent, strategy: Strategy,
-             question_vector: np.ndarray | None = None) -> tuple[list[Evidence], int, int]:
+             question_vector: np.ndarray | None = None,
+             bounds: FusionBounds | None = None) -> tuple[list[Evidence], int, int]:
         """Weighted RRF over tasks, dedupe by chunk, relevance fair across bases, credibility within a band, budget.
 
         Relevance is fair across knowledge bases (see ``base_relevance``): a base searched by more tasks cannot
@@ -319,7 +454,7 @@ class Retriever:
             for cid, how in run.reach.items():
                 reach.setdefault(cid, how)
             label = task_label(index, run.task)
-            for rank, hit in enumerate(run.hits, start=1):
+            for rank, hit in zip(run.ranks or range(1, len(run.hits) + 1), run.hits):
                 cid = hit.chunk_id
                 if run.task.search_type == "graph" and not strategy.graph.rerank:
                     if cid in searched:
@@ -338,8 +473,10 @@ class Retriever:
         base_weight: dict[str, float] = {}  # the weight of each base's first-priority task (its base task)
         for run in sorted(runs, key=lambda r: r.task.priority):
             base_weight.setdefault(run.task.knowledge_base, run.task.weight)
-        relevance = base_relevance(rrf, {cid: hit.knowledge_base for cid, hit in hit_of.items()}, similarity,
-                                   base_weight)
+        base_of = {cid: hit.knowledge_base for cid, hit in hit_of.items()}
+        top_rrf, scale = base_scales(rrf, base_of, similarity, base_weight)
+        relevance = {cid: fused / top_rrf[base_of[cid]] * scale[base_of[cid]] for cid, fused in rrf.items()}
+        own_relevance = relevance
         relevance = lift_current_revisions(relevance, hit_of)
         period = asked_period(intent)
         if period is not None:
@@ -358,6 +495,14 @@ class Retriever:
             ranked.append((formula.fuse(relevance[cid], cred), cid, cred, relevance[cid], update))
         ranked.sort(key=lambda r: (-r[0], r[1]))
         chosen = ranked[: strategy.max_evidence]
+        if bounds is not None:
+            bounds.top_rrf, bounds.scale = top_rrf, scale
+            bounds.kth = chosen[-1][0] if len(chosen) == strategy.max_evidence else None
+            kept = {c[1] for c in chosen}
+            for cid, hit in hit_of.items():
+                if hit.series and hit.update_date:
+                    bounds.series.setdefault(hit.series, []).append(
+                        Revision(hit.update_date, own_relevance[cid], relevance[cid], cid in kept))
         budgets = allot_budget([c[2] for c in chosen], strategy.context_chars)
         number = {cid: n for n, (_, cid, _, _, _) in enumerate(chosen, start=1)}
         evidence = []
@@ -409,6 +554,13 @@ def base_relevance(rrf: dict[str, float], base_of: dict[str, str], similarity: d
     lead), times its base's closeness (its best chunk's similarity to the question over the best base's). Without
     similarities (hits that carry no vector) every base counts as equally close.
     """
+    top_rrf, scale = base_scales(rrf, base_of, similarity, base_weight)
+    return {cid: fused / top_rrf[base_of[cid]] * scale[base_of[cid]] for cid, fused in rrf.items()}
+
+
+def base_scales(rrf: dict[str, float], base_of: dict[str, str], similarity: dict[str, float | None],
+                base_weight: dict[str, float] | None = None) -> tuple[dict[str, float], dict[str, float]]:
+    """Each base's best fused score and its scale, as ``base_relevance`` reads them."""
     top_rrf: dict[str, float] = {}
     top_sim: dict[str, float] = {}
     for cid, fused in rrf.items():
@@ -420,7 +572,7 @@ def base_relevance(rrf: dict[str, float], base_of: dict[str, str], similarity: d
     weights = {base: (base_weight or {}).get(base, 1.0) for base in top_rrf}
     heaviest = max(weights.values()) or 1.0
     scale = {base: weights[base] / heaviest * (top_sim.get(base, 0.0) / best if best > 0 else 1.0) for base in top_rrf}
-    return {cid: fused / top_rrf[base_of[cid]] * scale[base_of[cid]] for cid, fused in rrf.items()}
+    return top_rrf, scale
 
 
 def lift_current_revisions(relevance: dict[str, float], hit_of: dict[str, SearchHit]) -> dict[str, float]:

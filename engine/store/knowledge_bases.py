@@ -45,7 +45,6 @@ from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.retitle import check_title, retitled_rows
 from engine.store.reading import StoreReading
-from engine.store.titles import TitleIndex
 from engine.store.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -71,7 +70,7 @@ class KnowledgeBaseStore(StoreReading):
         self._vocabularies: dict[str, tuple[int, Vocabulary]] = {}  # kb -> (table version, its vocabulary)
         self._merged: tuple[tuple, Vocabulary] | None = None  # the last merged set, keyed by (kb, version) pairs
         self._vocabulary_lock = threading.Lock()
-        self._titles: dict[str, tuple[int, TitleIndex]] = {}  # kb -> (catalogue version, its title index)
+        self._titles: dict[str, tuple] = {}  # kb -> (catalogue version, its title index, its documents' revisions)
         self._graph_counts: dict[str, tuple] = {}  # kb -> ((mention, count table versions), counts, small table)
 
     # -- plumbing -----------------------------------------------------------

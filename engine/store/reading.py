@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,19 +40,29 @@ class StoreReading:
 
     def title_index(self, kb: str) -> TitleIndex:
         """The titles of ``kb``'s documents as names (see ``titles``), kept until its catalogue changes."""
+        return self._documents(kb)[0]
+
+    def revisions(self, kb: str) -> Mapping[str, tuple[str | None, str | None]]:
+        """Each document of ``kb`` with its series and date (doc id -> (series, update_date)), kept until its
+        catalogue changes: what ordering revisions needs (``lift_current_revisions``) without reading chunks."""
+        return self._documents(kb)[1]
+
+    def _documents(self, kb: str) -> tuple[TitleIndex, Mapping[str, tuple[str | None, str | None]]]:
         table = self._find(kb)
         if table is None:
-            return TitleIndex(())
+            return TitleIndex(()), {}
         catalogue = self._catalogue(kb, table)
         version = self._db.version(catalogue)
         with self._vocabulary_lock:
             cached = self._titles.get(kb)
         if cached is None or cached[0] != version:
             entries = self._entries(kb, table)
-            cached = (version, TitleIndex(zip(entries["doc_id"].to_pylist(), entries["title"].to_pylist())))
+            ids = entries["doc_id"].to_pylist()
+            cached = (version, TitleIndex(zip(ids, entries["title"].to_pylist())),
+                      dict(zip(ids, zip(entries["series"].to_pylist(), entries["update_date"].to_pylist()))))
             with self._vocabulary_lock:
                 self._titles[kb] = cached
-        return cached[1]
+        return cached[1], cached[2]
 
     def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: np.ndarray, k: int) -> list[SearchHit]:
         """The ``k`` chunks of these documents nearest to ``vector`` (a vector search filtered by ``doc_id``)."""

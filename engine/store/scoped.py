@@ -137,6 +137,9 @@ class ScopedStore:
     def title_index(self, kb: str):
         return self.inner.title_index(self._readable(kb))
 
+    def revisions(self, kb: str):
+        return self.inner.revisions(self._readable(kb))
+
     def nearest_chunks(self, kb: str, doc_ids: Sequence[str], vector: Any, k: int):
         return self.inner.nearest_chunks(self._readable(kb), doc_ids, vector, k)
 

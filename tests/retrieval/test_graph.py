@@ -8,6 +8,8 @@ searches narrowly (two chunks) so that only the graph can bring her passage in.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.config import load_settings
@@ -90,6 +92,35 @@ def test_the_second_passage_comes_only_through_the_graph_and_says_how(store):
     assert found.evidence[source - 1].metadata.title == "Saltmarsh Hymns"
     assert f"graph: via 'Oriane Vasseur' from [{source}]" in reached.found_by
     assert found.timings["graph_ms"] > 0
+
+
+@pytest.mark.parametrize("weight, max_evidence", [(0.3, 2), (1.0, 2), (1.0, 4), (3.0, 3)])
+def test_only_rows_that_can_reach_the_evidence_are_read_and_the_evidence_is_the_same(store, monkeypatch, weight,
+                                                                                       max_evidence):
+    strategy = narrow(weight).model_copy(update={"max_evidence": max_evidence})
+    intent = get_perception().run(QUESTION)
+    tasks = StrategyRouter(strategy, ["wiki"]).run(intent)
+    read: list[int] = []
+    real = store.chunks_by_id
+    monkeypatch.setattr(store, "chunks_by_id", lambda kb, chunks: read.append(len(chunks)) or real(kb, chunks))
+
+    def seen(result):
+        return ([(e.chunk_id, e.score, e.found_by, e.hop) for e in result.evidence], result.candidates,
+                result.dropped_for_budget)
+
+    chosen = Retriever(store).run(tasks, intent, strategy)
+    chosen_reads, read[:] = sum(read), []
+    decide = Retriever._could_enter
+    monkeypatch.setattr(Retriever, "_could_enter",  # with no bar, every passage the walk alone found is read
+                        lambda self, walking, runs, bounds, *rest: decide(self, walking, runs, replace(bounds, kth=None),
+                                                                          *rest))
+    every = Retriever(store).run(tasks, intent, strategy)
+    assert seen(chosen) == seen(every)
+    assert chosen_reads <= sum(read)
+    if weight < 1:  # a light walk's passages cannot reach two places: none is read
+        assert chosen_reads == 0 < sum(read)
+    if weight == 3.0:  # a heavy walk brings the author's passage in: read
+        assert "Oriane Vasseur" in titles(chosen) and chosen_reads > 0
 
 
 def test_a_small_graph_is_walked_from_memory_and_a_large_one_from_the_store(store, monkeypatch):
