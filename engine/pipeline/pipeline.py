@@ -25,7 +25,8 @@ from engine.pipeline.options import AskOptions
 from engine.pipeline.replan import DEEPER, MOST_K, adjust_plan, widen
 from engine.results import Answer, Answerability, Intent, Validation
 from engine.retrieval import Retriever
-from engine.retrieval.retriever import AskMemo, RetrievalResult, task_label
+from engine.retrieval.fusion import task_label
+from engine.retrieval.retriever import AskMemo, RetrievalResult
 from engine.store import KnowledgeBaseStore
 from engine.tracing import RecordingTracer, TraceStore
 

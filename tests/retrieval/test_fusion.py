@@ -257,7 +257,7 @@ def test_the_graph_adds_passages_after_the_one_that_names_them_and_leaves_the_se
 
 
 def test_similarities_are_each_hits_cosine_with_the_question():
-    from engine.retrieval.retriever import _similarities
+    from engine.retrieval.fusion import _similarities
 
     rng = np.random.default_rng(3)
     question = rng.normal(size=8).astype(np.float32)

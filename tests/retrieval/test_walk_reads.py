@@ -13,7 +13,8 @@ import pytest
 
 from engine.orchestration.strategy import GraphSettings, Strategy
 from engine.results import Intent, RetrievalTask, SearchFilters
-from engine.retrieval.retriever import FusionBounds, Retriever, Revision, TaskRun, Walked
+from engine.retrieval.fusion import FusionBounds, Revision, TaskRun
+from engine.retrieval.retriever import Retriever, Walked
 from engine.store.schema import SearchHit
 
 QUESTION = "Who designed the bridge over the Corran estuary?"
