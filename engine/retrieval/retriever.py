@@ -316,10 +316,10 @@ class Retriever:
 
         Revisions (``lift_current_revisions``) are read from the base's catalogue, not the passage's row: a passage
         of an older revision than the candidates of its series lifts others at most to its own relevance, which is
-        below the bar; one of the newest revision may be lifted to the best relevance of its series' older revisions, and
-        may take the lift of a candidate of its series that the evidence keeps only for its lift, so then it is read. Every unread
-        passage is read when ``rerank`` is off (the walk then lends searched passages their places) or with fewer
-        candidates than the evidence keeps."""
+        below the bar; one of the newest revision may be lifted to the best relevance of its series' older
+        revisions, and may take the lift of a candidate of its series that the evidence keeps only for its lift, so
+        then it is read. Every unread passage is read when ``rerank`` is off (the walk then lends searched passages
+        their places) or with fewer candidates than the evidence keeps."""
         out: dict[int, list[str]] = {}
         own: dict[str, float] = {}
         for walk in walking:

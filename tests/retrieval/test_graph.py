@@ -112,8 +112,8 @@ def test_only_rows_that_can_reach_the_evidence_are_read_and_the_evidence_is_the_
     chosen_reads, read[:] = sum(read), []
     decide = Retriever._could_enter
     monkeypatch.setattr(Retriever, "_could_enter",  # with no bar, every passage the walk alone found is read
-                        lambda self, walking, runs, bounds, *rest: decide(self, walking, runs, replace(bounds, kth=None),
-                                                                          *rest))
+                        lambda self, walking, runs, bounds, *rest:
+                        decide(self, walking, runs, replace(bounds, kth=None), *rest))
     every = Retriever(store).run(tasks, intent, strategy)
     assert seen(chosen) == seen(every)
     assert chosen_reads <= sum(read)
