@@ -182,11 +182,7 @@ class Retriever:
         if walking:
             fused = self._fuse_walks(runs, walking, tasks, intent, strategy, question)
             t3 = time.perf_counter()
-            wanted = self._could_enter(walking, runs, fused[4], intent, strategy)
-            # the passages left unread count as candidates the evidence dropped, as when every row was read
-            found = {hit.chunk_id for run in runs for hit in run.hits}
-            unread = sum(1 for w in walking if isinstance(w, Walked) for c, _, _ in w.ranked
-                         if c not in w.known and c not in w.rows and c not in found and c not in wanted.get(id(w), ()))
+            wanted, unread = self._could_enter(walking, runs, fused[4], intent, strategy)
             fetching = {id(w): _WALKS.submit(self._walk_rows, w, wanted[id(w)], memo)
                         for w in walking if isinstance(w, Walked) and wanted.get(id(w))}
         else:
@@ -302,8 +298,10 @@ class Retriever:
         return ordered, evidence, candidates, dropped, bounds
 
     def _could_enter(self, walking: Sequence["Walked | TaskRun"], runs: Sequence[TaskRun], bounds: "FusionBounds",
-                     intent: Intent, strategy: Strategy) -> dict[int, list[str]]:
-        """For each walk (by ``id``), the passages only it found, not read yet, that could reach the evidence.
+                     intent: Intent, strategy: Strategy) -> tuple[dict[int, list[str]], int]:
+        """For each walk (by ``id``), the passages only it found, not read yet, that could reach the evidence; and
+        how many such passages are left unread (they count as candidates the evidence dropped, as when every row was
+        read).
 
         ``bounds`` come from fusing everything else. A passage the walk alone found gets its own reciprocal rank; its
         relevance is that over its base's best fused score, times the base's scale, and credibility moves it up by at
@@ -321,6 +319,7 @@ class Retriever:
         then it is read. Every unread passage is read when ``rerank`` is off (the walk then lends searched passages
         their places) or with fewer candidates than the evidence keeps."""
         out: dict[int, list[str]] = {}
+        left = 0
         own: dict[str, float] = {}
         for walk in walking:
             if isinstance(walk, Walked):
@@ -341,14 +340,14 @@ class Retriever:
                     or scale is None:
                 out[id(walk)] = unread
                 continue
-            revisions = self.store.revisions(kb) if bounds.series else {}
+            revisions = self.store.revisions(kb) if bounds.series else None
             wanted = []
             for c in unread:
                 relevance = own[c] / top * scale
-                series, date_of = revisions.get(walk.doc_of[c], (None, None)) if bounds.series else (None, None)
-                if bounds.series and walk.doc_of[c] not in revisions:
+                if revisions is not None and walk.doc_of[c] not in revisions:
                     wanted.append(c)  # a document the catalogue does not know yet
                     continue
+                series, date_of = revisions[walk.doc_of[c]] if revisions is not None else (None, None)
                 rivals = bounds.series.get(series, []) if series and date_of else []
                 if rivals and date_of >= max(r.date for r in rivals):
                     if any(r.kept and r.lifted > r.relevance for r in rivals):
@@ -358,7 +357,8 @@ class Retriever:
                 if own[c] >= top or relevance * grow >= bounds.kth:
                     wanted.append(c)
             out[id(walk)] = wanted
-        return out
+            left += len(unread) - len(wanted)
+        return out, left
 
     def _title_indexes(self, bases: Sequence[str], memo: AskMemo) -> dict[str, TitleIndex]:
         missing = [kb for kb in dict.fromkeys(bases) if kb not in memo.indexes]

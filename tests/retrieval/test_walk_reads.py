@@ -60,7 +60,7 @@ def wanted(walk: Walked, runs, fused: FusionBounds, strategy: Strategy = STRATEG
            catalogue: Catalogue | None = None) -> list[str]:
     retriever = Retriever(catalogue or Catalogue({"doc-a": (None, None), "doc-c": (None, None)}))
     intent = Intent(action="lookup", raw_query=QUESTION)
-    return retriever._could_enter([walk], runs, fused, intent, strategy)[id(walk)]
+    return retriever._could_enter([walk], runs, fused, intent, strategy)[0][id(walk)]
 
 
 def best_final(walk: Walked) -> float:
