@@ -1,15 +1,16 @@
 """Engine overhead per ask at 100k chunks: everything an ask costs except the provider's own time.
 
     python bench/bench_ask_overhead.py [--chunks 100000] [--asks 40] [--backend onnx-int8] [--follow-links N]
-                                       [--processes N]
+                                       [--processes N] [--keep DIR]
 
 The base: sample_docs ingested for real (three knowledge bases, as the demo has them), then its
 largest base filled until the store holds --chunks chunks, with rows written straight into its table
 (words drawn at random from the real chunks' vocabulary, as many as a real chunk has; random unit
 vectors for the chunk and for each of its sentences; for the entity graph, its title and ten
 mentions, four drawn from the real chunks' mentions and six from 200,000 made-up names, both by a
-Zipf law so that some names are shared by thousands of chunks), and its indexes built as the store
-builds them (full-text, and the ANN index past 50,000 rows).
+Zipf law so that some names are shared by thousands of chunks, and synonym edges between made-up
+names, as many per name as retrieval_dev's names have, ``FILLER_SYNONYM_PAIRS``), and its indexes built
+as the store builds them (full-text, and the ANN index past 50,000 rows).
 
 Asks run through the real Pipeline with the offline provider. Overhead = wall time of ``Pipeline.run``
 (trace storage included) minus the trace's ``reflection`` stage, the generator + reviewer loop (the
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +52,7 @@ from engine.store.schema import TABLE_PREFIX, chunk_schema
 from engine.store.sentences import SENTENCE_PREFIX, sentence_schema
 from engine.store.sentences import columns as sentence_columns
 from engine.store import mentions as mention_rows
+from engine.store import synonyms
 
 REWORDINGS = ["{q}", "Please answer: {q}", "{q} Cite the documents.", "In short: {q}", "{q} Be precise."]
 STAGES = ("perception", "orchestration", "retrieval", "answerability", "validation")
@@ -57,7 +60,7 @@ RETRIEVAL_PARTS = ("embed", "search", "graph", "fuse", "links", "sentences")
 
 
 def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) -> tuple[KnowledgeBaseStore, str]:
-    settings = load_settings(data_dir=data, embedding_backend=backend)
+    settings = load_settings(data_dir=data, embedding_backend=backend, graph_synonyms=True)
     store = KnowledgeBaseStore(settings)
     ingestor = Ingestor(store)
     for folder in sorted(p for p in (ROOT / "sample_docs").iterdir() if p.is_dir()):
@@ -94,8 +97,30 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
         catalogue.add(entries_from_chunks(pa.Table.from_pylist(batch, schema=schema)))  # listed as ingest lists them
         made += len(batch)
     mention_rows.recount_all(store._db, kb)
+    filler_synonyms(store._db, kb, rng)
     store.maintain(kb)
     return store, kb
+
+
+FILLER_SYNONYM_PAIRS = 0.2
+"""Synonym pairs per made-up name: about what retrieval_dev's names have (docs/benchmarks.md: 1,338 pairs among
+its 7,432 names and titles)."""
+
+
+def filler_synonyms(db, kb: str, rng: np.random.Generator) -> None:
+    """Synonym edges between the made-up names, each at a similarity drawn between the threshold and 0.95 (their
+    name vectors are not written: a walk reads only the edges)."""
+    pairs = int(200_000 * FILLER_SYNONYM_PAIRS)
+    a, b = rng.integers(1, 200_001, size=pairs), rng.integers(1, 200_001, size=pairs)
+    similarity = rng.uniform(synonyms.MIN_SIMILARITY, 0.95, size=pairs).round(4)
+    kept = {}
+    for x, y, sim in zip(a.tolist(), b.tolist(), similarity.tolist()):
+        if x != y:
+            kept[f"name {x}", f"name {y}"] = kept[f"name {y}", f"name {x}"] = sim
+    ordered = sorted(kept)
+    edges = db.create_table(synonyms.SYNONYM_PREFIX + kb, schema=synonyms.synonym_schema(), exist_ok=True)
+    edges.add(pa.table({"mention": [p for p, _ in ordered], "synonym": [q for _, q in ordered],
+                        "similarity": [kept[k] for k in ordered]}, schema=synonyms.synonym_schema()))
 
 
 def filler_mentions(batch: list[dict], real_keys: np.ndarray, rng: np.random.Generator) -> pa.Table:
@@ -199,6 +224,8 @@ def main() -> None:
                              "(0: no graph tasks); default: the base's saved strategy")
     parser.add_argument("--processes", type=int, default=1, help="fresh processes to run the asks in, pooled")
     parser.add_argument("--worker", type=Path, default=None, help=argparse.SUPPRESS)  # a base's DATA_DIR
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="build the base in this (new) folder and keep it (for bench_graph_cost.py and reruns)")
     args = parser.parse_args()
     # every part of the engine that embeds (store, answerability, offline provider) reads the backend
     # from the process settings, as the app does
@@ -209,7 +236,7 @@ def main() -> None:
         print(json.dumps(run_asks(Pipeline(store.settings, store), args)))
         return
     rng = np.random.default_rng(11)
-    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+    with (nullcontext(str(args.keep)) if args.keep else tempfile.TemporaryDirectory(prefix="bench-overhead-")) as tmp:
         started = time.perf_counter()
         store, filled = build_base(Path(tmp) / "data", args.chunks, args.backend, rng)
         build_s = time.perf_counter() - started
@@ -219,6 +246,8 @@ def main() -> None:
                             if p.is_file() and "/gm_" in str(p))
         chunk_bytes = sum(p.stat().st_size for p in (Path(tmp) / "data").rglob("*")
                           if p.is_file() and "/kb_" in str(p))
+        synonym_bytes = sum(p.stat().st_size for p in (Path(tmp) / "data").rglob("*")
+                            if p.is_file() and ("/gs_" in str(p) or "/gv_" in str(p)))
         if args.processes > 1:
             runs = in_processes(Path(tmp) / "data", args)
         else:
@@ -237,6 +266,7 @@ def main() -> None:
                             "follow_links": args.follow_links, "graph_weight": args.graph_weight,
                             "mention_rows": mentions, "mention_table_mb": round(mention_bytes / 2**20, 1),
                             "chunk_table_mb": round(chunk_bytes / 2**20, 1),
+                            "synonym_tables_mb": round(synonym_bytes / 2**20, 1),
                             "filled_base": filled, "processes": len(runs),
                             "asks": len(got["overheads"]), "tasks": args.tasks, "tasks_seen": got["tasks_seen"],
                             "goal_p50_ms": 50, "results": rows}, rows, ["part", "p50_ms", "p95_ms"])

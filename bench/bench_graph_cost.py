@@ -1,7 +1,9 @@
 """What the entity graph adds to an ask: the same questions asked in one process with the graph task (the default
-settings) and without it (weight 0), in turn.
+settings) and without it (weight 0), in turn; with ``--against no-synonyms``, what its synonym edges add (the
+graph walking them against the default graph, which does not).
 
     python bench/bench_graph_cost.py --data-dir DIR [--rounds 3] [--questions sample_docs/questions.txt]
+                                     [--against graph-off|no-synonyms]
 
 DIR is a store whose bases have entity graphs (the 100k-chunk base that `bench_ask_overhead.py --keep` builds, or any
 other). Each question is asked with the offline provider twice, once per arm, the order alternating by round, so
@@ -27,10 +29,14 @@ PARTS = ("engine overhead", "cpu", "retrieval", "retrieval.search", "retrieval.f
 
 
 def main() -> None:
-    args, store, pipeline, questions, options = paired_bench(__doc__.splitlines()[0], rounds=3)
+    args, store, pipeline, questions, options = paired_bench(
+        __doc__.splitlines()[0], rounds=3,
+        arguments=(("--against", {"choices": ("graph-off", "no-synonyms"), "default": "graph-off"}),))
     strategy = pipeline.fixed_strategy[1]
-    arms = {"on": ("graph on", strategy),
-            "off": ("graph off", strategy.model_copy(update={"graph": GraphSettings(weight=0)}))}
+    if args.against == "no-synonyms":
+        strategy = strategy.model_copy(update={"graph": GraphSettings(synonyms=True)})
+    without = GraphSettings(weight=0) if args.against == "graph-off" else GraphSettings(synonyms=False)
+    arms = {"on": ("graph on", strategy), "off": (args.against, strategy.model_copy(update={"graph": without}))}
     held = {kb: v[2] is not None for kb, v in store._graph_counts.items()}
     got: dict[str, dict[str, list[float]]] = {arm: {part: [] for part in PARTS} for arm in arms}
     started = time.perf_counter()
@@ -46,7 +52,8 @@ def main() -> None:
                      "off p50 ms": round(float(np.median(got["off"][part])), 1),
                      "added median ms": round(float(np.median(added)), 1),
                      "added mean ms": round(float(np.mean(added)), 1)})
-    report("graph_cost", {"data_dir": str(args.data_dir), "pairs": len(got["on"]["cpu"]), "held": held,
+    report("graph_cost", {"data_dir": str(args.data_dir), "against": args.against, "pairs": len(got["on"]["cpu"]),
+                          "held": held,
                           "seconds": round(time.perf_counter() - started, 1), "rows": rows},
            rows, ["part", "on p50 ms", "off p50 ms", "added median ms", "added mean ms"])
 

@@ -38,14 +38,14 @@ def report(name: str, payload: dict[str, Any], rows: list[dict[str, Any]], colum
         print("  ".join(str(row.get(c, "")).ljust(widths[c]) for c in columns))
 
 
-def paired_bench(description: str, rounds: int):
+def paired_bench(description: str, rounds: int, arguments: tuple = ()):
     """What a paired benchmark over a store's asks starts from: its arguments (``--data-dir``, ``--rounds``,
     ``--questions``), the store and pipeline (offline provider; the store's active strategy with the default graph
     settings, fixed) and the sample questions, after every one of them was asked once, and three of them again after
     the wait for every base's graph to be held (as in a running app). Each question is asked once before the arms
     are: an ask reuses what an earlier ask of the same text parsed and embedded, so without it the arm asked first
-    in the first round would pay every question's first reading. Returns (args, store, pipeline, questions,
-    options)."""
+    in the first round would pay every question's first reading. ``arguments``: the benchmark's own, as
+    (flag, keyword arguments of ``add_argument``). Returns (args, store, pipeline, questions, options)."""
     import argparse
 
     from engine.config import load_settings
@@ -57,6 +57,8 @@ def paired_bench(description: str, rounds: int):
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--questions", type=Path, default=ROOT / "sample_docs" / "questions.txt")
+    for flag, keywords in arguments:
+        parser.add_argument(flag, **keywords)
     args = parser.parse_args()
     backend = os.environ.get("WORKBENCH_EMBEDDING_BACKEND", "onnx-int8")
     store = KnowledgeBaseStore(load_settings(data_dir=args.data_dir, embedding_backend=backend))

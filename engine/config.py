@@ -107,6 +107,13 @@ class Settings(BaseSettings):
         "the packaged weights, int8-quantised (onnx-int8, the default: fastest on CPU, recall within 0.01, "
         "docs/benchmarks.md), the same export in float (onnx), or on PyTorch (torch).",
     )
+    graph_synonyms: bool = Field(
+        default=False,
+        description="WORKBENCH_GRAPH_SYNONYMS: at ingest, give each name a vector and join names whose vectors are "
+        "close with synonym edges, which a strategy's graph can walk (engine/store/synonyms.py). Off by default: it "
+        "costs 13-19 % of ingest time, and on the evaluation sets the edges moved recall by at most one passage "
+        "either way (docs/benchmarks.md). Bases ingested before it was turned on get theirs with `python -m engine kb graph KB`.",
+    )
     embedding_cache_dir: Path | None = Field(
         default=None, description="Folder for the exported ONNX embedding model; unset: the user's cache folder "
         "($XDG_CACHE_HOME or ~/.cache)/reflective-rag-workbench/models, shared by every checkout and data folder "

@@ -87,6 +87,10 @@ class Embedder:
             )
         return np.asarray(vectors, dtype=np.float32)
 
+    def encode_short(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many short texts (names): ``encode`` (see ``OnnxEmbedder.encode_short``)."""
+        return self.encode(texts)
+
     def encode_weighted(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``encode(texts)`` and each text's weight, the norm of the sum of its token vectors (see
         ``OnnxEmbedder.encode_weighted``)."""

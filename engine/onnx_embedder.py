@@ -12,6 +12,7 @@ never see half a model; later loads only open the file.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -39,6 +40,8 @@ EXPORT_VERSION = 4
 """Bump when the exported graph changes, so old cache folders are not reused (3: the token sum's norm as a second
 output, the weight of a unit in its chunk's vector; 4: the token vectors as a third, from which a chunk's sentence
 vectors are pooled)."""
+SHORT_ROWS_PER_RUN = 64
+"""Most texts in one run of ``encode_short``."""
 OUTPUTS = ("sentence_embedding", "token_sum_norm")
 TOKENS = "token_vectors"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -317,6 +320,28 @@ class OnnxEmbedder:
         results = self._pool_for_bulk().map(
             lambda rows, session: self._run([encodings[i] for i in rows], session, tokens), runs)
         return runs, results
+
+    def encode_short(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many short texts (names) in runs of up to ``batch`` texts of the same token count (no padding), on
+        the pool of one-thread sessions: a quarter of the time of one text per run (retrieval_dev's 7,551 names:
+        1.9 s against 6.8 s). With ``onnx-int8`` a vector then depends a little on its run mates (``INT8_ROWS_PER_RUN``;
+        cosine 0.96 or more to its own one-text vector), so these vectors are compared only with each other (the
+        entity graph's synonym edges, engine/store/synonyms.py), never with a question's. The runs are made from
+        the sorted texts, so the same texts give the same vectors."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
+        order = sorted(range(len(texts)), key=lambda i: (len(encodings[i].ids), str(texts[i]).strip()))
+        runs: list[np.ndarray] = []
+        for _, group in itertools.groupby(order, key=lambda i: len(encodings[i].ids)):
+            rows = list(group)
+            runs.extend(np.asarray(rows[at:at + SHORT_ROWS_PER_RUN]) for at in range(0, len(rows), SHORT_ROWS_PER_RUN))
+        results = self._pool_for_bulk().map(lambda rows, session: self._run([encodings[i] for i in rows], session),
+                                            runs)
+        out = np.empty((len(encodings), self.dim), dtype=np.float32)
+        for rows, vectors in zip(runs, results):
+            out[rows] = vectors[:, :-1]
+        return out
 
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]

@@ -182,10 +182,13 @@ def cmd_set_title(args) -> int:
 def cmd_graph(args) -> int:
     store = _store(args)
     rows = store.rebuild_mentions(args.name)
-    payload = {"ok": True, "knowledge_base": args.name, "mention_rows": rows,
-               "chunks": store.count_chunks(args.name)}
+    pairs = store.synonym_pairs(args.name)
+    payload = {"ok": True, "knowledge_base": args.name, "mention_rows": rows, "synonym_pairs": pairs,
+               "synonyms_built": store.settings.graph_synonyms, "chunks": store.count_chunks(args.name)}
     emit(args, payload, lambda p: f"The entity graph of {p['knowledge_base']} holds {p['mention_rows']} mentions "
-                                  f"of its {p['chunks']} chunks.")
+                                  f"of its {p['chunks']} chunks" + (
+                                      f" and {p['synonym_pairs']} synonym pairs." if p["synonyms_built"] else
+                                      " (no synonym edges: set WORKBENCH_GRAPH_SYNONYMS=1 to build them)."))
     return 0
 
 

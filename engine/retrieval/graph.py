@@ -20,8 +20,10 @@ a name that half the base mentions is never read, and each read is by key or by 
 
 The walk is a personalised PageRank over that bipartite sub-graph (``walk``), with ``damping`` the share of mass
 that walks on at each step. A mention's edges weigh its specificity, one over the number of passages that mention it (HippoRAG's node specificity), so "United States" carries less
-than "Trent Reznor"; a question's name seeds the walk with that weight too. Each hit says how it was reached:
-the mention that brought it most mass and the passage, or the question, that names it.
+than "Trent Reznor"; a question's name seeds the walk with that weight too. Two names whose vectors are close
+("McCartney", "Paul McCartney") are joined by a synonym edge (engine/store/synonyms.py), which the walk follows as a
+mention's third side, so a passage that writes a name one way leads to those that write it another. Each hit says
+how it was reached: the mention that brought it most mass and the passage, or the question, that names it.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ class Neighbourhood:
     reads: int = 0
     pending: list[str] = field(default_factory=list)
     """Keys whose passages the next ``widen`` reads too (the question's second hop), in the same read."""
+    synonyms: dict[tuple[str, str], float] = field(default_factory=dict)
+    """Synonym edges between keys (both directions) and their similarity (engine/store/synonyms.py)."""
+    follow_synonyms: bool = True
 
     def add(self, rows: Sequence[Row]) -> None:
         for chunk_id, doc_id, key, written, kind in rows:
@@ -102,6 +107,14 @@ class Neighbourhood:
         keys = sorted(set(keys) - self.keys_read)
         self.keys_read |= set(keys)
         counts = {k: tables.shared.get(k, 1) for k in keys if asked or k in tables.shared}
+        if self.follow_synonyms:  # a synonym is followed even when one passage names it: it joins two passages
+            found = tables.synonyms_of(keys)
+            for key, close in found.items():
+                for other, similarity in close:
+                    self.synonyms[key, other] = self.synonyms[other, key] = similarity
+            extra = sorted({other for close in found.values() for other, _ in close} - self.keys_read)
+            self.keys_read |= set(extra)
+            counts.update({k: tables.shared.get(k, 1) for k in extra})
         self.shared.update({k: n for k, n in counts.items() if k in tables.shared})
         chosen, total = [], 0
         for key in sorted((k for k in counts if counts[k] <= MAX_SHARED), key=lambda k: (counts[k], k)):
@@ -117,10 +130,10 @@ class Neighbourhood:
             self.add(tables.rows_by_mention(chosen, ROW_BUDGET * max(1, -(-len(chosen) // MOST_KEYS))))
 
 
-def question_neighbourhood(tables: GraphTables | None, keys: Sequence[str]) -> Neighbourhood:
-    """The reads that need only the question: the passages that mention its names, their mentions, and the
-    passages that mention those. The retriever runs this while the searches run."""
-    near = Neighbourhood()
+def question_neighbourhood(tables: GraphTables | None, keys: Sequence[str], synonyms: bool = True) -> Neighbourhood:
+    """The reads that need only the question: the passages that mention its names (and their synonyms), their
+    mentions, and the passages that mention those. The retriever runs this while the searches run."""
+    near = Neighbourhood(follow_synonyms=synonyms)
     if tables is None or not keys:
         return near
     near.read(tables, near.choose(tables, keys, asked=True))
@@ -173,16 +186,22 @@ def walk(near: Neighbourhood, question: Sequence[Mention], seeds: Sequence[tuple
     # from a passage, to each of its mentions by specificity (one over the passages that share it)
     out_of_passage = 1.0 / degree[mention]
     out_of_passage /= np.bincount(passage, weights=out_of_passage, minlength=size)[passage]
-    # from a mention, half to the passages of the document it is the title of and half to the passages that
-    # mention it (all to one side when the other has none): a name leads first to what is written about it
+    # from a mention, an equal share to each side it has: the passages of the document it is the title of (a name
+    # leads first to what is written about it), the passages that mention it, and its synonyms, by similarity
     titled = np.fromiter(((c, m) in near.titles for c, m in edges), dtype=bool, count=len(edges))
     sides = np.where(titled, mention + size, mention)  # a mention's title side and its mention side, apart
     side_count = np.bincount(sides, minlength=2 * size)
-    both = (side_count[:size] > 0) & (side_count[size:] > 0)
-    out_of_mention = 1.0 / side_count[sides] * np.where(both[mention], 0.5, 1.0)
-    source = np.concatenate([passage, mention])
-    target = np.concatenate([mention, passage])
-    moves = np.concatenate([out_of_passage, out_of_mention])  # each node's moves sum to one
+    close = [(key_at[a], key_at[b], w) for (a, b), w in sorted(near.synonyms.items()) if a in key_at and b in key_at]
+    from_key = np.array([a for a, _, _ in close], dtype=np.int64)
+    to_key = np.array([b for _, b, _ in close], dtype=np.int64)
+    similarity = np.array([w for _, _, w in close], dtype=float)
+    synonym_total = np.bincount(from_key, weights=similarity, minlength=size)
+    present = (side_count[:size] > 0).astype(float) + (side_count[size:] > 0) + (synonym_total > 0)
+    out_of_mention = 1.0 / side_count[sides] / present[mention]
+    out_of_synonym = similarity / np.maximum(synonym_total[from_key], 1e-12) / np.maximum(present[from_key], 1.0)
+    source = np.concatenate([passage, mention, from_key])
+    target = np.concatenate([mention, passage, to_key])
+    moves = np.concatenate([out_of_passage, out_of_mention, out_of_synonym])  # each node's moves sum to one
     reset = np.zeros(size)
     asked = {m.key for m in question if m.key in key_at}
     for key in asked:
@@ -230,7 +249,8 @@ def _reach(chunk_ids: Sequence[str], near: Neighbourhood, mass: np.ndarray, chun
         if key in asked:
             out[chunk_id] = Reach(near.written[key])
             continue
-        others = [c for c in chunks_of[key] if c != chunk_id]
+        others = [c for c in chunks_of[key] if c != chunk_id] or [  # reached through a synonym of its name
+            c for (a, b) in near.synonyms if a == key for c in chunks_of.get(b, ()) if c != chunk_id]
         source = max(sorted(others), key=lambda c: mass[chunk_at[c]], default=None)
         out[chunk_id] = Reach(near.written[key], source)
     return out

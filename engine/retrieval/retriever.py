@@ -158,7 +158,7 @@ class Retriever:
         keys = tuple(m.key for m in asked)
         for kb in dict.fromkeys(t.knowledge_base for t in walks):
             if (kb, keys) not in memo.near:
-                memo.near[kb, keys] = _READER.submit(self._question_neighbourhood, kb, keys)
+                memo.near[kb, keys] = _READER.submit(self._question_neighbourhood, kb, keys, strategy.graph.synonyms)
         queries = sorted({t.query for t in tasks if t.search_type in ("vector", "hybrid")} | {intent.search_query})
         embedding = self._embedding(queries, memo.vectors)
         ready = [t0]  # when each vector was ready
@@ -217,9 +217,9 @@ class Retriever:
         return RetrievalResult(tuple(evidence + linked), tuple(runs), candidates, dropped, timings, sentences,
                                vectors)
 
-    def _question_neighbourhood(self, kb: str, keys: Sequence[str]) -> tuple[Any, graph.Neighbourhood]:
+    def _question_neighbourhood(self, kb: str, keys: Sequence[str], synonyms: bool) -> tuple[Any, graph.Neighbourhood]:
         tables = self.store.graph_tables(kb)
-        return tables, graph.question_neighbourhood(tables, keys)
+        return tables, graph.question_neighbourhood(tables, keys, synonyms)
 
     def _walk(self, task: RetrievalTask, asked: Sequence[Mention], strategy: Strategy, runs: Sequence[TaskRun],
               near: Future, memo: AskMemo) -> "Walked | TaskRun":

@@ -40,6 +40,7 @@ from engine.store.schema import (
     sql_literal,
 )
 from engine.store import mentions as mention_rows
+from engine.store import synonyms
 from engine.store import sentences as sentence_rows
 from engine.store import tables
 from engine.store.sentences import SENTENCE_PREFIX
@@ -341,7 +342,8 @@ class KnowledgeBaseStore(StoreReading):
             what = f"Writing {len(written)} document(s) to {kb!r}"
             self._commit_with_catalogue(kb, table, catalogue, entries, sorted(replace - set(written)), commit, what)
             sentence_rows.write_rows(self._db, kb, sentences, sorted(replace | set(written)), dim)
-            mention_rows.write_rows(self._db, kb, mention_rows.rows_for(data), sorted(replace | set(written)))
+            mention_rows.write_rows(self._db, kb, mention_rows.rows_for(data), sorted(replace | set(written)),
+                                    self._name_encoder())
         return outcomes
 
     @staticmethod
@@ -408,7 +410,16 @@ class KnowledgeBaseStore(StoreReading):
         mention_rows.drop(self._db, kb)
         self._db.create_table(mention_rows.MENTION_PREFIX + kb, data=mention_rows.rows_for(chunks),
                               schema=mention_rows.mention_schema())
-        mention_rows.recount_all(self._db, kb)
+        mention_rows.recount_all(self._db, kb, self._name_encoder())
+
+    def synonym_pairs(self, kb: str) -> int:
+        """How many pairs of names of ``kb`` its synonym edges join."""
+        return len(synonyms.read_all(self._db, check_kb_name(kb))) // 2
+
+    def _name_encoder(self):
+        """The embedder that gives names their vectors for synonym edges, when ``graph_synonyms`` is on; else None
+        (a name that goes still loses its vector and edges)."""
+        return self.embedder if self.settings.graph_synonyms else None
 
     def _keyword_index_ready(self, kb: str, table) -> None:
         """Before a keyword search: build the full-text index if it is missing (a crash between a first write and
@@ -455,7 +466,7 @@ class KnowledgeBaseStore(StoreReading):
                 kb, table, catalogue, entries, [],
                 lambda: table.merge_insert("chunk_id").when_matched_update_all().execute(rows),
                 f"Retitling {doc_id!r} in {kb!r}")
-            mention_rows.retitle(self._db, kb, rows)
+            mention_rows.retitle(self._db, kb, rows, self._name_encoder())
         self.maintain(kb)  # the keyword index takes the new text
         return next(d for d in self.list_documents(kb) if d.doc_id == doc_id)
 

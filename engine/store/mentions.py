@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from engine.language.mentions import passage_mentions
 from engine.store.catalogue import in_list
 from engine.store.commits import retry_conflicts
 from engine.store.maintenance import CHUNK_INDEX, DOC_INDEX, index_names, scalar_index
+from engine.store import synonyms
 from engine.store.schema import check_kb_name, open_named, sql_literal
 from engine.store.search import read_rows, run_all
 
@@ -69,10 +70,11 @@ def count_schema() -> pa.Schema:
                       pa.field("chunks", pa.int64(), nullable=False)])
 
 
-def write_rows(db, kb: str, rows: pa.Table | None, doc_ids: Sequence[str]) -> None:
+def write_rows(db, kb: str, rows: pa.Table | None, doc_ids: Sequence[str], encoder=None) -> None:
     """After a chunk commit (the base's lock held): the mention rows of ``doc_ids`` become ``rows`` (none: removed),
-    and the count of passages per mention (``gk_<kb>``) follows. A failure costs only the graph's reach (the chunks
-    landed), so it is logged, not raised; ``python -m engine kb graph KB`` makes them again."""
+    the count of passages per mention (``gk_<kb>``) follows, and the synonym edges of the names that appeared (given
+    an ``encoder``, the store's embedder) or went (engine/store/synonyms.py). A failure costs only the graph's reach
+    (the chunks landed), so it is logged, not raised; ``python -m engine kb graph KB`` makes them again."""
     table = open_named(db, MENTION_PREFIX + kb)
     empty = rows is None or not rows.num_rows
     if table is None and empty:
@@ -86,13 +88,15 @@ def write_rows(db, kb: str, rows: pa.Table | None, doc_ids: Sequence[str]) -> No
             retry_conflicts(lambda: table.delete(in_list(doc_ids)), f"Removing mentions from {kb!r}")
         if not empty:
             retry_conflicts(lambda: table.add(rows.cast(mention_schema())), f"Writing mentions to {kb!r}")
-        _recount(db, kb, old["mention"].to_pylist(), [] if empty else rows["mention"].to_pylist())
+        appeared, gone = _recount(db, kb, old["mention"].to_pylist(), [] if empty else rows["mention"].to_pylist())
+        synonyms.update(db, kb, encoder, appeared, gone)
     except Exception as exc:  # noqa: BLE001 - the chunks landed; the graph reaches less until it is rebuilt
         log.warning("mentions of %s not written (the graph will not reach those passages): %s", kb, exc)
 
 
-def _recount(db, kb: str, removed: Sequence[str], added: Sequence[str]) -> None:
-    """Move the passage counts of the mentions a write removed and added (each row is one passage's mention)."""
+def _recount(db, kb: str, removed: Sequence[str], added: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Move the passage counts of the mentions a write removed and added (each row is one passage's mention);
+    returns the mentions that no passage had before and those that no passage has now."""
     delta: dict[str, int] = {}
     for key in removed:
         delta[key] = delta.get(key, 0) - 1
@@ -100,7 +104,7 @@ def _recount(db, kb: str, removed: Sequence[str], added: Sequence[str]) -> None:
         delta[key] = delta.get(key, 0) + 1
     delta = {k: d for k, d in delta.items() if d}
     if not delta:
-        return
+        return [], []
     counts = db.create_table(COUNT_PREFIX + kb, schema=count_schema(), exist_ok=True)
     keys = sorted(delta)
     now: dict[str, int] = {}
@@ -117,10 +121,12 @@ def _recount(db, kb: str, removed: Sequence[str], added: Sequence[str]) -> None:
     for at in range(0, len(gone), 1000):
         part = gone[at:at + 1000]
         retry_conflicts(lambda: counts.delete(_where("mention", part)), f"Counting mentions of {kb!r}")
+    return sorted(k for k in kept if k not in now), gone
 
 
-def recount_all(db, kb: str) -> None:
-    """Count the passages of every mention of ``kb`` afresh (after its mention table was made in one go)."""
+def recount_all(db, kb: str, encoder=None) -> None:
+    """Count the passages of every mention of ``kb`` afresh (after its mention table was made in one go), and with
+    an ``encoder`` make its synonym edges again."""
     table = table_of(db, kb)
     db.drop_table(COUNT_PREFIX + kb, ignore_missing=True)
     if table is None:
@@ -129,21 +135,24 @@ def recount_all(db, kb: str) -> None:
     data = pa.table({"mention": counted.field("values"), "chunks": pc.cast(counted.field("counts"), pa.int64())},
                     schema=count_schema())
     db.create_table(COUNT_PREFIX + kb, data=data, schema=count_schema(), exist_ok=True)
+    if encoder is not None:
+        synonyms.rebuild(db, kb, encoder, counted.field("values").to_pylist())
 
 
 def _rows_of(table, keys: Sequence[str], columns: list[str]) -> pa.Table:
     return table.search().where(_where("mention", keys)).select(columns).limit(None).to_arrow()
 
 
-def retitle(db, kb: str, chunks: pa.Table) -> None:
+def retitle(db, kb: str, chunks: pa.Table, encoder=None) -> None:
     """A document's chunks got a new title: its mention rows are made again from them."""
     doc_ids = sorted(set(chunks["doc_id"].to_pylist()))
-    write_rows(db, kb, rows_for(chunks), doc_ids)
+    write_rows(db, kb, rows_for(chunks), doc_ids, encoder)
 
 
 def drop(db, kb: str) -> None:
     db.drop_table(MENTION_PREFIX + kb, ignore_missing=True)
     db.drop_table(COUNT_PREFIX + kb, ignore_missing=True)
+    synonyms.drop(db, kb)
 
 
 def maintain_table(db, kb: str) -> None:
@@ -159,6 +168,7 @@ def maintain_table(db, kb: str) -> None:
                 _BUILD[index](table)
         if any(int(getattr(table.index_stats(i), "num_unindexed_rows", 0) or 0) for i in wanted if i in names):
             retry_conflicts(table.optimize, f"Updating the indexes of {table.name}")
+    synonyms.maintain_table(db, kb)
 
 
 COLUMNS = ["chunk_id", "doc_id", "mention", "written", "kind"]
@@ -264,6 +274,11 @@ class GraphTables:
     mentions: Any
     shared: Mapping[str, int]
     local: LocalGraph | None = None
+    synonyms: Any = field(default_factory=dict)
+    """Key -> its synonyms and their similarity (engine/store/synonyms.py): a held map or a reader by key."""
+
+    def synonyms_of(self, keys: Sequence[str]) -> Mapping[str, tuple[tuple[str, float], ...]]:
+        return synonyms.synonyms_of(self.synonyms, keys)
 
     def rows_by_mention(self, keys: Sequence[str], limit: int) -> list[Row]:
         """The rows of these mentions (at most ``limit``)."""

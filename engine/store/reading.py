@@ -18,6 +18,7 @@ from engine.fork_safe import ForkSafePool
 from engine.results import SearchFilters
 from engine.store.catalogue import in_list
 from engine.store import mentions as mention_rows
+from engine.store import synonyms
 from engine.store.schema import META_COLUMNS, TABLE_PREFIX, SearchHit, check_doc_id, sql_literal
 from engine.store.search import (
     LegMemo, Outcome, Search, SearchRequest, as_rows, filter_sql, read_rows, run_all, run_search, run_searches,
@@ -85,12 +86,20 @@ class StoreReading:
         if cached is None or cached[0] != version:
             rows = table.count_rows()
             local = mention_rows.local_graph(table) if rows <= mention_rows.LOCAL_ROWS else None
-            cached = (version, mention_rows.shared_counts(counts), local)
+            cached = (version, mention_rows.shared_counts(counts), local, self._synonyms(kb))
             with self._vocabulary_lock:
                 self._graph_counts[kb] = cached
             if local is None and rows <= mention_rows.HELD_ROWS:
                 _HOLDING.submit(self._hold_graph, kb, table, version)
-        return mention_rows.GraphTables(table, cached[1], cached[2])
+        return mention_rows.GraphTables(table, cached[1], cached[2], cached[3])
+
+    def _synonyms(self, kb: str):
+        """``kb``'s synonym edges (engine/store/synonyms.py): held, or read by key when there are too many, or none.
+        They are written only with its mentions, so they are looked at again only when the mention table changes."""
+        edges = synonyms.edges_of(self._db, kb)
+        if edges is None:
+            return {}
+        return synonyms.synonym_map(edges) if edges.count_rows() <= synonyms.HELD_EDGES else synonyms.ByKey(edges)
 
     def _hold_graph(self, kb: str, table, version: tuple) -> None:
         """Read ``kb``'s mention table whole into memory (``graph_tables``), once it has stayed unchanged for
@@ -114,7 +123,7 @@ class StoreReading:
         with self._vocabulary_lock:
             current = self._graph_counts.get(kb)
             if current is not None and current[0] == version:
-                self._graph_counts[kb] = (version, current[1], local)
+                self._graph_counts[kb] = (version, current[1], local, current[3])
 
     def chunks_by_id(self, kb: str, chunks: dict[str, str]) -> dict[str, SearchHit]:
         """The rows of these chunks of ``kb`` (chunk id -> its document id) as hits of score 0, by chunk id. The

@@ -177,9 +177,9 @@ def test_a_graph_written_to_before_its_load_is_not_read_whole(tmp_path, monkeypa
     Ingestor(store).ingest_bytes([("doc-0.md", markdown(*items[0]))], "wiki")
     first = store.graph_tables("wiki")
     reading._HOLDING.submit(lambda: None).result()
-    version, counts, held = store._graph_counts["wiki"]
+    version, counts, held, near = store._graph_counts["wiki"]
     assert held is not None  # unchanged since it was asked for: held
-    store._graph_counts["wiki"] = (version, counts, None)
+    store._graph_counts["wiki"] = (version, counts, None, near)
     Ingestor(store).ingest_bytes([("doc-1.md", markdown(*items[1]))], "wiki")  # a write before the load runs
     store._hold_graph("wiki", first.mentions, version)
     assert store._graph_counts["wiki"][2] is None  # the stale version is not read whole

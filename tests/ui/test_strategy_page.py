@@ -121,3 +121,13 @@ def test_linked_documents_setting_is_saved(app, ui_data_dir):
     assert not at.exception
     _, active = StrategyStore(ui_data_dir).active()
     assert active.follow_links == 0
+
+
+def test_joining_names_written_differently_is_off_by_default_and_saved_when_turned_on(app, ui_data_dir):
+    at = _page(app)
+    assert at.checkbox(key="strategy.graph.synonyms").value is False
+    at.checkbox(key="strategy.graph.synonyms").check().run()
+    at.button(key="strategy.save").click().run()
+    assert not at.exception
+    _, active = StrategyStore(ui_data_dir).active()
+    assert active.graph.synonyms is True and active.graph.rerank is True
