@@ -111,7 +111,7 @@ class Settings(BaseSettings):
         default=False,
         description="WORKBENCH_GRAPH_SYNONYMS: at ingest, give each name a vector and join names whose vectors are "
         "close with synonym edges, which a strategy's graph can walk (engine/store/synonyms.py). Off by default: it "
-        "costs 13-19 % of ingest time, and on the evaluation sets the edges moved recall by at most one passage "
+        "costs about 13 % of ingest time, and on the evaluation sets the edges moved recall by at most one passage "
         "either way (docs/benchmarks.md). Bases ingested before it was turned on get theirs with `python -m engine kb graph KB`.",
     )
     embedding_cache_dir: Path | None = Field(

@@ -209,3 +209,21 @@ def test_a_texts_weight_is_the_norm_of_its_token_sum_on_both_backends():
     assert np.allclose(weights, torch_weights, rtol=0.03), (weights, torch_weights)
     assert weights[2] < weights[0] < weights[3]  # "refund policy" < a question < a long paragraph
     assert onnx.encode_weighted([])[0].shape == (0, onnx.dim)
+
+
+@pytest.mark.integration
+def test_short_texts_run_in_runs_of_equal_length_and_the_same_texts_give_the_same_vectors(tmp_path):
+    """``encode_short`` (names, for the entity graph's synonym edges): runs of texts of one token count, so no padding;
+    the runs are made from the sorted texts, so the same set of texts gives the same vectors in any order; each vector
+    stays close to its one-text vector (int8 activation scales are set per run)."""
+    cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
+    names = ["barack obama", "obama", "new york city", "new york", "jane austen", "austen", "river thames", "thames"]
+    short = embedder.encode_short(names)
+    assert short.shape == (len(names), embedder.dim) and short.dtype == np.float32
+    assert np.allclose(np.linalg.norm(short, axis=1), 1.0, atol=1e-3)
+    again = embedder.encode_short(names[::-1])[::-1]
+    assert np.array_equal(again, short)
+    single = np.stack([embedder.encode([n])[0] for n in names])
+    assert (short * single).sum(axis=1).min() > 0.95
+    assert embedder.encode_short([]).shape == (0, embedder.dim)

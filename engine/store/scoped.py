@@ -147,6 +147,9 @@ class ScopedStore:
         """The entity graph of a base this identity may read (a walk reads one base's graph, never another's)."""
         return self.inner.graph_tables(self._readable(kb))
 
+    def synonym_pairs(self, kb: str) -> int:
+        return self.inner.synonym_pairs(self._readable(kb))
+
     def chunks_by_id(self, kb: str, chunks: dict[str, str]):
         return self.inner.chunks_by_id(self._readable(kb), chunks)
 

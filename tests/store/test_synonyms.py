@@ -20,23 +20,17 @@ from engine.retrieval import Retriever
 from engine.store import KnowledgeBaseStore
 from engine.store import mentions as mention_rows
 from engine.store import synonyms
+from tests.retrieval.test_graph import PASSAGES as GRAPH_PASSAGES
+from tests.retrieval.test_graph import QUESTION
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-QUESTION = "Which city is home to the university where the author of the novel Saltmarsh Hymns studied?"
-PASSAGES = {
-    "Saltmarsh Hymns": "Saltmarsh Hymns is a 2009 novel about a lighthouse keeper's daughter on a tidal island. "
-    "It was written by Orianne Vasseur and won a regional prize for fiction in 2010.",
-    "Oriane Vasseur": "Oriane Vasseur (born 1971) is a writer. She read philosophy at the University of "
-    "Quillmoor, then taught for ten years before her first book appeared.",
-    "University of Quillmoor": "The University of Quillmoor is a public research university in the city of "
-    "Brennhaven, founded in 1846.",
-    "Campus guide": "Which city is home to the university? Students who studied at a university in a city often "
-    "stay there; the novel and the author of the novel are discussed in many city university courses.",
-    "Reading list": "A reading list of novels by authors who studied at a university: each novel is listed with "
-    "the city where its author studied and the university they attended.",
+PASSAGES = {  # the graph test's passages, the novel's naming its author another way, and two close codes
+    **{title: text.replace("Oriane Vasseur and won", "Orianne Vasseur and won")
+       for title, text in GRAPH_PASSAGES.items() if title != "Writers' residencies"},
     "Fleet notes": "The A320 and the A321 share a type rating; the A321 is the longer of the two.",
 }
+assert "Orianne Vasseur" in PASSAGES["Saltmarsh Hymns"]
 
 
 def markdown(title: str, text: str) -> bytes:
