@@ -112,7 +112,8 @@ class Settings(BaseSettings):
         description="WORKBENCH_GRAPH_SYNONYMS: at ingest, give each name a vector and join names whose vectors are "
         "close with synonym edges, which a strategy's graph can walk (engine/store/synonyms.py). Off by default: it "
         "costs about 13 % of ingest time, and on the evaluation sets the edges moved recall by at most one passage "
-        "either way (docs/benchmarks.md). Bases ingested before it was turned on get theirs with `python -m engine kb graph KB`.",
+        "either way (docs/benchmarks.md). Bases ingested before it was turned on get theirs with "
+        "`python -m engine kb graph KB`.",
     )
     embedding_cache_dir: Path | None = Field(
         default=None, description="Folder for the exported ONNX embedding model; unset: the user's cache folder "

@@ -140,11 +140,12 @@ class GraphSettings(_Model):
     rerank: bool = Field(default=True,
                          description="let the walk's ranking also move passages the searches found (off: the walk "
                                      "only adds passages no search found)")
-    synonyms: bool = Field(default=False,
-                           description="also walk the edges between names whose vectors are close ('Obama' and "
-                                       "'Barack Obama'; codes such as 'A320' never get one), where the store built them "
-                                       "(WORKBENCH_GRAPH_SYNONYMS). Off by default: on retrieval_dev and qa_dev they "
-                                       "moved recall by at most one passage either way (docs/benchmarks.md)")
+    synonyms: bool = Field(
+        default=False,
+        description="also walk the edges between names whose vectors are close ('Obama' and 'Barack Obama'; codes "
+                    "such as 'A320' never get one), where the store built them (WORKBENCH_GRAPH_SYNONYMS). Off by "
+                    "default: on retrieval_dev and qa_dev they moved recall by at most one passage either way "
+                    "(docs/benchmarks.md)")
 
 
 class Strategy(_Model):

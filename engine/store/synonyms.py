@@ -41,8 +41,8 @@ MOST_SYNONYMS = 5
 """Closest synonyms kept per key (a key close to many others is a generic word, and its edges would spread a walk's
 mass thin)."""
 FLAT_ROWS = 50_000
-"""A vector table of at most this many rows is read whole for a write's comparisons (77 MB at most, as float32); a larger one is
-searched through LanceDB, with the ANN index that ``maintain_table`` builds past this size."""
+"""A vector table of at most this many rows is read whole for a write's comparisons (77 MB at most, as float32); a
+larger one is searched through LanceDB, with the ANN index that ``maintain_table`` builds past this size."""
 SLICE = 2_000
 """New keys compared at once (a slice's comparison with itself is SLICE x SLICE)."""
 VECTOR_INDEX = "vector_idx"
@@ -123,8 +123,8 @@ def _close_pairs(keys: Sequence[str], new: np.ndarray, vectors) -> list[tuple[st
     elif rows:
         hits = (vectors.search(new, vector_column_name="vector").distance_type("dot").limit(MOST_SYNONYMS)
                 .select(["mention"]).to_arrow())
-        for row, name, distance in zip(hits["query_index"].to_pylist(), hits["mention"].to_pylist(),
-                                       hits["_distance"].to_pylist()):
+        rows_of = hits["query_index"].to_pylist() if "query_index" in hits.column_names else [0] * hits.num_rows
+        for row, name, distance in zip(rows_of, hits["mention"].to_pylist(), hits["_distance"].to_pylist()):
             if 1.0 - distance >= MIN_SIMILARITY:  # LanceDB's dot distance is one minus the dot product
                 found.append((keys[row], name, float(1.0 - distance)))
     return found

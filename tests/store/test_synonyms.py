@@ -38,7 +38,8 @@ def markdown(title: str, text: str) -> bytes:
 
 
 def files(titles=None) -> list[tuple[str, bytes]]:
-    return [(f"doc-{i}.md", markdown(t, x)) for i, (t, x) in enumerate(PASSAGES.items()) if titles is None or t in titles]
+    return [(f"doc-{i}.md", markdown(t, x)) for i, (t, x) in enumerate(PASSAGES.items())
+            if titles is None or t in titles]
 
 
 def edge_set(store, kb="wiki") -> set[tuple[str, str]]:
@@ -52,7 +53,8 @@ def vector_keys(store, kb="wiki") -> set[str]:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> KnowledgeBaseStore:
-    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path_factory.mktemp("synonyms") / "data", graph_synonyms=True))
+    folder = tmp_path_factory.mktemp("synonyms") / "data"
+    store = KnowledgeBaseStore(load_settings(data_dir=folder, graph_synonyms=True))
     assert Ingestor(store).ingest_bytes(files(), "wiki").chunks_written == len(PASSAGES)
     return store
 
@@ -152,3 +154,14 @@ def test_off_by_default_nothing_is_built_and_a_base_built_with_them_still_loses_
     author = next(d.doc_id for d in later.list_documents("wiki") if d.title == "Oriane Vasseur")
     later.delete_document(author, "wiki")
     assert "oriane vasseur" not in vector_keys(later) and not any("oriane vasseur" in p for p in edge_set(later))
+
+
+def test_one_new_name_is_compared_with_the_stored_ones_through_lancedb_too(tmp_path, store, monkeypatch):
+    """A write of a single new name: LanceDB answers a one-vector search without its query index."""
+    monkeypatch.setattr(synonyms, "FLAT_ROWS", 0)
+    db = lancedb.connect(tmp_path / "db")
+    synonyms.update(db, "names", store.embedder, ["barack obama", "boeing"], [])
+    synonyms.update(db, "names", store.embedder, ["obama"], [])
+    edges = {(a, b) for a, b, _ in synonyms.read_all(db, "names")}
+    assert {("obama", "barack obama"), ("barack obama", "obama")} <= edges
+    assert not any("boeing" in (a, b) for a, b, _ in synonyms.read_all(db, "names"))
