@@ -29,7 +29,7 @@ from engine.store.catalogue import in_list
 from engine.store.commits import retry_conflicts
 from engine.store.maintenance import CHUNK_INDEX, DOC_INDEX, index_names, scalar_index
 from engine.store import synonyms
-from engine.store.schema import check_kb_name, open_named, sql_literal
+from engine.store.schema import check_kb_name, in_values, open_named
 from engine.store.search import read_rows, run_all
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def _recount(db, kb: str, removed: Sequence[str], added: Sequence[str]) -> tuple
                         .when_not_matched_insert_all().execute(data), f"Counting mentions of {kb!r}")
     for at in range(0, len(gone), 1000):
         part = gone[at:at + 1000]
-        retry_conflicts(lambda: counts.delete(_where("mention", part)), f"Counting mentions of {kb!r}")
+        retry_conflicts(lambda: counts.delete(in_values("mention", part)), f"Counting mentions of {kb!r}")
     return sorted(k for k in kept if k not in now), gone
 
 
@@ -140,7 +140,7 @@ def recount_all(db, kb: str, encoder=None) -> None:
 
 
 def _rows_of(table, keys: Sequence[str], columns: list[str]) -> pa.Table:
-    return table.search().where(_where("mention", keys)).select(columns).limit(None).to_arrow()
+    return table.search().where(in_values("mention", keys)).select(columns).limit(None).to_arrow()
 
 
 def retitle(db, kb: str, chunks: pa.Table, encoder=None) -> None:
@@ -174,18 +174,16 @@ def maintain_table(db, kb: str) -> None:
 COLUMNS = ["chunk_id", "doc_id", "mention", "written", "kind"]
 
 
-def _where(column: str, values: Sequence[str]) -> str:
-    return f"{column} IN ({', '.join(sql_literal(v) for v in sorted(set(values)))})"
 
 
 async def by_mention(table, keys: Sequence[str], limit: int) -> pa.Table:
     """Rows of ``table`` whose mention is one of ``keys`` (at most ``limit``)."""
-    return await read_rows(table, _where("mention", keys), COLUMNS, limit)
+    return await read_rows(table, in_values("mention", keys), COLUMNS, limit)
 
 
 async def by_chunk(table, chunk_ids: Sequence[str], limit: int) -> pa.Table:
     """Rows of ``table`` of these chunks (at most ``limit``)."""
-    return await read_rows(table, _where("chunk_id", chunk_ids), COLUMNS, limit)
+    return await read_rows(table, in_values("chunk_id", chunk_ids), COLUMNS, limit)
 
 
 def counts_of(db, kb: str):

@@ -174,3 +174,8 @@ def open_named(db, name: str):
         if "not found" in str(exc):
             return None
         raise
+
+
+def in_values(column: str, values: Sequence[str]) -> str:
+    """A filter keeping the rows whose ``column`` is one of ``values`` (each quoted once, in order)."""
+    return f"{column} IN ({', '.join(sql_literal(v) for v in sorted(set(values)))})"

@@ -26,7 +26,7 @@ import pyarrow as pa
 from lancedb.index import BTree, HnswSq
 
 from engine.store.commits import retry_conflicts
-from engine.store.schema import check_kb_name, open_named, sql_literal
+from engine.store.schema import check_kb_name, in_values, open_named
 
 log = logging.getLogger(__name__)
 
@@ -72,55 +72,71 @@ def update(db, kb: str, encoder, appeared: Sequence[str], gone: Sequence[str]) -
     vectors = open_named(db, VECTOR_PREFIX + kb)
     if gone and vectors is not None:
         for at in range(0, len(gone), 1000):
-            part = _in("mention", gone[at:at + 1000])
+            part = in_values("mention", gone[at:at + 1000])
             retry_conflicts(lambda: vectors.delete(part), f"Removing name vectors from {kb!r}")
         edges = open_named(db, SYNONYM_PREFIX + kb)
         if edges is not None:
             for at in range(0, len(gone), 1000):
                 part = gone[at:at + 1000]
-                where = f"{_in('mention', part)} OR {_in('synonym', part)}"
+                where = f"{in_values('mention', part)} OR {in_values('synonym', part)}"
                 retry_conflicts(lambda: edges.delete(where), f"Removing synonym edges from {kb!r}")
     if not appeared or encoder is None:
         return
     if vectors is not None:  # (a write cut short may have left some)
         known: set[str] = set()
         for at in range(0, len(appeared), 1000):
-            known |= set(vectors.search().where(_in("mention", appeared[at:at + 1000])).select(["mention"])
-                         .limit(None).to_arrow()["mention"].to_pylist())
+            part = in_values("mention", appeared[at:at + 1000])
+            known |= set(vectors.search().where(part).select(["mention"]).limit(None).to_arrow()["mention"].to_pylist())
         appeared = [k for k in appeared if k not in known]
     encode = getattr(encoder, "encode_short", encoder.encode)
+    rows = 0 if vectors is None else vectors.count_rows()
+    held = None  # (names, vectors) of a table small enough to read: read once, each slice appended as stored
+    if rows <= FLAT_ROWS:
+        held = _read_vectors(vectors) if rows else ([], None)
     for at in range(0, len(appeared), SLICE):
         keys = appeared[at:at + SLICE]
         new = np.asarray(encode(keys), dtype=np.float32)
-        pairs = _close_pairs(keys, new, vectors)
+        pairs = _close_pairs(keys, new, vectors, held)
+        stored = new.astype(np.float16)
         data = pa.table({"mention": keys, "vector": pa.FixedSizeListArray.from_arrays(
-            pa.array(new.astype(np.float16).ravel()), new.shape[1])})
+            pa.array(stored.ravel()), new.shape[1])})
         if vectors is None:
             vectors = db.create_table(VECTOR_PREFIX + kb, schema=vector_schema(new.shape[1]), exist_ok=True)
         retry_conflicts(lambda: vectors.add(data.cast(vector_schema(new.shape[1]))), f"Writing name vectors to {kb!r}")
+        if held is not None:
+            names, matrix = held
+            part = stored.astype(np.float32)
+            held = (names + list(keys), part if matrix is None else np.concatenate([matrix, part]))
+            held = held if len(held[0]) <= FLAT_ROWS else None  # past it, searched as a read would be
         if pairs:
             _add_edges(db, kb, pairs)
 
 
-def _close_pairs(keys: Sequence[str], new: np.ndarray, vectors) -> list[tuple[str, str, float]]:
-    """(key, other, cosine) for each new key and its closest keys, new or stored, at ``MIN_SIMILARITY`` or more."""
+def _read_vectors(vectors) -> tuple[list[str], np.ndarray]:
+    stored = vectors.search().select(["mention", "vector"]).limit(None).to_arrow()
+    names = stored["mention"].to_pylist()
+    matrix = stored["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(names), -1)
+    return names, matrix.astype(np.float32)
+
+
+def _close_pairs(keys: Sequence[str], new: np.ndarray, vectors, held) -> list[tuple[str, str, float]]:
+    """(key, other, cosine) for each new key and its closest keys, new or stored, at ``MIN_SIMILARITY`` or more:
+    the stored ones from ``held`` (names, vectors) when the table is small enough to read, else searched."""
     found: list[tuple[str, str, float]] = []
     inside = new @ new.T
     np.fill_diagonal(inside, -1.0)
     for row, key in enumerate(keys):
         for col in np.flatnonzero(inside[row] >= MIN_SIMILARITY):
             found.append((key, keys[col], float(inside[row, col])))
-    rows = 0 if vectors is None else vectors.count_rows()
-    if rows and rows <= FLAT_ROWS:
-        stored = vectors.search().select(["mention", "vector"]).limit(None).to_arrow()
-        names = stored["mention"].to_pylist()
-        matrix = stored["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(names), -1)
-        matrix = matrix.astype(np.float32)
+    if held is not None:
+        names, matrix = held
+        if not names:
+            return found
         outside = new @ matrix.T
         for row, key in enumerate(keys):
             for col in np.flatnonzero(outside[row] >= MIN_SIMILARITY):
                 found.append((key, names[col], float(outside[row, col])))
-    elif rows:
+    elif vectors is not None and vectors.count_rows():
         hits = (vectors.search(new, vector_column_name="vector").distance_type("dot").limit(MOST_SYNONYMS)
                 .select(["mention"]).to_arrow())
         rows_of = hits["query_index"].to_pylist() if "query_index" in hits.column_names else [0] * hits.num_rows
@@ -152,10 +168,6 @@ def rebuild(db, kb: str, encoder, keys: Sequence[str]) -> None:
     """Make ``kb``'s name vectors and synonym edges again for these keys (its mention table made in one go)."""
     drop(db, kb)
     update(db, kb, encoder, keys, [])
-
-
-def _in(column: str, values: Sequence[str]) -> str:
-    return f"{column} IN ({', '.join(sql_literal(v) for v in sorted(set(values)))})"
 
 
 def drop(db, kb: str) -> None:
@@ -197,8 +209,8 @@ class ByKey:
     def of(self, keys: Sequence[str]) -> Mapping[str, tuple[tuple[str, float], ...]]:
         if not keys:
             return {}
-        rows = (self.table.search().where(_in("mention", keys)).select(["mention", "synonym", "similarity"])
-                .limit(None).to_arrow())
+        where = in_values("mention", keys)
+        rows = self.table.search().where(where).select(["mention", "synonym", "similarity"]).limit(None).to_arrow()
         return synonym_map_of(rows)
 
 

@@ -165,3 +165,15 @@ def test_one_new_name_is_compared_with_the_stored_ones_through_lancedb_too(tmp_p
     edges = {(a, b) for a, b, _ in synonyms.read_all(db, "names")}
     assert {("obama", "barack obama"), ("barack obama", "obama")} <= edges
     assert not any("boeing" in (a, b) for a, b, _ in synonyms.read_all(db, "names"))
+
+
+def test_names_compared_slice_by_slice_give_the_edges_of_one_comparison(tmp_path, store, monkeypatch):
+    """A large write is compared in slices, each with the stored names and the slices before it (read once)."""
+    names = ["barack obama", "obama", "new york city", "new york", "jane austen", "austen", "boeing", "airbus"]
+    whole = lancedb.connect(tmp_path / "whole")
+    synonyms.update(whole, "names", store.embedder, names, [])
+    monkeypatch.setattr(synonyms, "SLICE", 3)
+    sliced = lancedb.connect(tmp_path / "sliced")
+    synonyms.update(sliced, "names", store.embedder, names, [])
+    pairs = {(a, b) for a, b, _ in synonyms.read_all(whole, "names")}
+    assert pairs and pairs == {(a, b) for a, b, _ in synonyms.read_all(sliced, "names")}
