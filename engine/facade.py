@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine import heap
 from engine.config import Settings
 from engine.identity import Directory, Identity
 
@@ -229,6 +230,7 @@ class Workbench:
         """Run every warm-up step now (the API's start-up; the UI runs them on a thread, see ``engine.warmup``)."""
         for _, step in self.warm_steps():
             step()
+        heap.settle()  # what the steps loaded is kept for good: later collections skip it (engine/heap.py)
 
     def health(self) -> dict[str, Any]:
         """Whether the store opens and the embedding model is loaded (raises when either fails)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine import heap
 from engine.config import Settings
 from engine.documents.folders import HIDDEN_FILE, HIDDEN_FOLDER, Found, Skipped, walk_paths  # noqa: F401 - re-exported
 from engine.documents.metadata import (
@@ -226,3 +227,4 @@ class Ingestor:
         # after the writes, never inside them: also repairs indexes a crashed earlier run did not build
         report.index_pending = self.store.maintain(report.knowledge_base).pending
         report.seconds = time.monotonic() - started
+        heap.upkeep()  # when the write has ended: a due collection of reference cycles (engine/heap.py)

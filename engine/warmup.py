@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engine import heap
+
 
 @dataclass(frozen=True)
 class WarmupState:
@@ -50,6 +52,7 @@ class Warmup:
                 self._set(WarmupState(name, "failed", time.perf_counter() - started, str(exc)))
             else:
                 self._set(WarmupState(name, "ready", time.perf_counter() - started))
+        heap.settle()  # what the steps loaded is kept for good: later collections skip it (engine/heap.py)
 
     def states(self) -> list[WarmupState]:
         with self._lock:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timezone
 from typing import Any
 
+from engine import heap
 from engine.config import Settings
 from engine.offline.answerability import ReaderAnswerability
 from engine.offline.calibrate import SelectorStore
@@ -97,6 +98,12 @@ class Pipeline:
     # -- the run --------------------------------------------------------------
     def run(self, question: str, options: AskOptions | None = None, progress: Progress | None = None) -> Answer:
         """Answer ``question``; EngineErrors become a stored ``failure`` Answer, other errors are stored then raised."""
+        try:
+            return self._answer(question, options, progress)
+        finally:
+            heap.upkeep()  # when the ask has ended: a due collection of reference cycles (engine/heap.py)
+
+    def _answer(self, question: str, options: AskOptions | None, progress: Progress | None) -> Answer:
         options = options or AskOptions()
         notify = progress or (lambda stage, info: None)
         tracer = RecordingTracer(listener=span_listener(notify))  # stage_started / stage_finished events

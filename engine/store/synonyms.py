@@ -69,6 +69,8 @@ def update(db, kb: str, encoder, appeared: Sequence[str], gone: Sequence[str]) -
     and edges; the ``appeared`` keys get theirs, compared with every key already there and with each other."""
     gone = sorted({k for k in gone if wanted(k)})
     appeared = sorted({k for k in appeared if wanted(k)} - set(gone))
+    if not gone and (not appeared or encoder is None):
+        return  # nothing to remove or add: the tables are not opened (a base without synonyms has none)
     vectors = open_named(db, VECTOR_PREFIX + kb)
     if gone and vectors is not None:
         for at in range(0, len(gone), 1000):

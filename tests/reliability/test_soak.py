@@ -52,6 +52,7 @@ def _note(i: int, rng: random.Random) -> bytes:
 
 
 def test_mixed_ingest_and_ask_loop_stays_flat(tmp_path: Path):
+    from engine import heap
     from engine.config import load_settings
     from engine.ingest import Ingestor
     from engine.pipeline import AskOptions, Pipeline
@@ -66,6 +67,7 @@ def test_mixed_ingest_and_ask_loop_stays_flat(tmp_path: Path):
         pipeline.run(question, AskOptions(provider="offline"))
     for n in range(WARM_UPLOADS):
         ingestor.ingest_bytes([(f"warm-{n}.md", _note(-1 - n, rng))], "soak")
+    heap.settle()  # as the app and the API do when their warm-up ends (engine/heap.py)
     baseline = _rss_mb()
     latencies: list[float] = []
     errors: list[str] = []
