@@ -25,6 +25,7 @@ import time
 COLLECT_EVERY_S = 30.0
 """A full collection at most this often, when an ask or a write ends."""
 
+
 def _malloc_trim():
     """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl)."""
     try:
@@ -47,8 +48,10 @@ def settle() -> None:
         _state["settled"] = True
         gc.collect()
         gc.freeze()
-        gc.collect()  # a collection after the freeze counts the old generation anew: the interpreter's own rule
-        _state["last"] = time.monotonic()  # for a full collection then sees how little is left in it
+        # collected again after the freeze, the old generation is counted anew (next to nothing), so the
+        # interpreter's own rule for a full collection (a quarter of it new since the last) is met sooner too
+        gc.collect()
+        _state["last"] = time.monotonic()
 
 
 def upkeep() -> bool:
