@@ -107,6 +107,16 @@ def wait_for_app(page, timeout_ms: float = 60_000) -> None:
     )
 
 
+def wait_for_uploads(page, timeout_ms: float = 120_000) -> None:
+    """Wait until the file uploader lists at least one file and none is still being sent to the app (Streamlit shows
+    a spinner on a file's chip until the app has it; a form submitted before then goes without that file)."""
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stFileChip\"]')"
+        " && !document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",
+        timeout=timeout_ms,
+    )
+
+
 def full_page_screenshot(page, path: Path, width: int = 1500, settle_s: float = 1.5) -> None:
     """Screenshot the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
     height = page.evaluate(

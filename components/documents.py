@@ -111,7 +111,8 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
     if not submitted:
         return None
     if not files:
-        st.warning("Choose at least one file to upload first.")
+        st.warning("No file has reached the app yet. Choose files above; if you just did, wait until each one "
+                   "is listed without a spinner (still being sent), then click Index files again.")
         return None
     if not kb:
         st.warning("Type a name for the new knowledge base, or pick an existing one.")

@@ -11,7 +11,7 @@ import pytest
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from bench.app_server import wait_for_app
+from bench.app_server import wait_for_app, wait_for_uploads
 from bench.common import DATASETS
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
@@ -19,6 +19,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
 REAL_DOCS = DATASETS / "real_docs"
 FILES = ("federal-register-2020-17221.pdf", "scotus-transcript-p1.pdf", "nics-background-checks-2015-11.pdf",
          "senate-expenditures.pdf", "pdfplumber-README.md", "pdfplumber-CHANGELOG.md")
+NO_FILES_YET = "No file has reached the app yet"
+"""The start of the Documents page's warning for "Index files" clicked with no file uploaded."""
 CURRENT_TORQUE_QUESTION = "What is the current final torque for the A320 main gear axle nut?"
 
 
@@ -43,35 +45,36 @@ def _pick(page, label: str, option: str, tries: int = 4) -> None:
 
 
 def _choose_files(page, paths: list[Path], tries: int = 3) -> None:
-    """Give the uploader ``paths`` until it lists one of them. The name box's Enter reruns the page, and a rerun
-    that lands after the wait for the app may mount the uploader anew, so files given to the old one are lost;
-    they are given again to the one in place. When none is ever listed, the page's text goes into the failure."""
-    # the uploader lists a page of the chosen files, not all of them
-    listed = page.get_by_text(re.compile("|".join(re.escape(p.name) for p in paths))).first
+    """Give the uploader ``paths`` until it lists them, each sent to the app. The name box's Enter reruns the page,
+    and a rerun that lands after the wait for the app may mount the uploader anew, so files given to the old one are
+    lost; they are given again to the one in place. When none is ever listed, the page's text goes into the
+    failure."""
     for _ in range(tries):
         page.wait_for_timeout(1_000)  # a rerun the last key press asked for has begun by now
         wait_for_app(page, timeout_ms=300_000)
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(p) for p in paths])
         try:
-            listed.wait_for(timeout=30_000)
+            wait_for_uploads(page, timeout_ms=60_000)
             return
         except PlaywrightTimeout:
             continue
-    pytest.fail(f"the uploader listed none of the files after {tries} tries; the page: "
+    pytest.fail(f"the uploader did not list the files as sent after {tries} tries; the page: "
                 + page.locator("body").inner_text()[:2000])
 
 
-def _index(page, tries: int = 3) -> None:
-    """Click "Index files" until the ingest starts. The uploader lists the chosen files at once but sends them to the
-    app one by one; a click that reaches the app before they do submits the form without them, and the page says
-    so ("Choose at least one file to upload first."), as a user who clicked too soon would see; a click may also be
-    lost to a rerun of the page. When no click starts the ingest, the page's text goes into the failure."""
+def _index(page, paths: list[Path], tries: int = 3) -> None:
+    """Click "Index files" until the ingest starts. A click that reaches the app before the files do submits the
+    form without them, and the page says so, as a user who clicked too soon would see; a click may also be lost to a
+    rerun of the page. Before each click the files are given again if the uploader no longer lists them. When no
+    click starts the ingest, the page's text goes into the failure."""
     started = page.get_by_text(re.compile(r"Indexing \d+ file|^Last upload$"))
-    too_soon = page.get_by_text("Choose at least one file to upload first.")
+    too_soon = page.get_by_text(NO_FILES_YET)
     for _ in range(tries):
         wait_for_app(page, timeout_ms=300_000)
         if started.count():  # an earlier click's ingest, seen late
             return
+        if not page.locator('[data-testid="stFileChip"]').count():
+            _choose_files(page, paths)
         page.get_by_role("button", name="Index files").click()
         try:
             started.or_(too_soon).first.wait_for(timeout=60_000)
@@ -123,7 +126,7 @@ def uploaded(browser, app_url: str) -> list[str]:
         box.press("Enter")
         wait_for_app(page)
         _choose_files(page, [REAL_DOCS / f for f in FILES])
-        _index(page)
+        _index(page, [REAL_DOCS / f for f in FILES])
         page.get_by_text("Last upload").wait_for()
         wait_for_app(page, timeout_ms=300_000)
         # the upload's outcome table lists every file with the title it was given; the documents table below it

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.app_server import wait_for_app
+from bench.app_server import wait_for_app, wait_for_uploads
 from tests.ui.conftest import SAMPLE_QUESTION
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
@@ -86,6 +86,7 @@ def test_uploaded_base_is_listed_and_selectable_at_once(page, app_url: str, tmp_
     page.get_by_role("textbox", name="New knowledge base name").fill("hangar")
     page.get_by_role("textbox", name="New knowledge base name").press("Enter")
     wait_for_app(page)
+    wait_for_uploads(page)
     page.get_by_role("button", name="Index files").click()
     page.get_by_text("Last upload").wait_for()
     wait_for_app(page)
@@ -185,6 +186,7 @@ def test_upload_progress_bar_moves_while_the_file_is_embedded(page, app_url: str
     page.get_by_role("textbox", name="New knowledge base name").fill("taskcards")
     page.get_by_role("textbox", name="New knowledge base name").press("Enter")
     wait_for_app(page)
+    wait_for_uploads(page)
     page.get_by_role("button", name="Index files").click()
     sampled = page.evaluate(SAMPLE_BARS)
     seen, overall = sampled["files"], sampled["overall"]

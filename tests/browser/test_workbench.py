@@ -9,7 +9,7 @@ import pytest
 
 from playwright.sync_api import expect
 
-from bench.app_server import wait_for_app
+from bench.app_server import wait_for_app, wait_for_uploads
 from tests.ui.conftest import SAMPLE_QUESTION
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]
@@ -39,6 +39,7 @@ def test_uploaded_markdown_appears_in_documents_table(page, app_url: str, tmp_pa
     wait_for_app(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(note))
     page.get_by_text("apu-start-note.md").first.wait_for()
+    wait_for_uploads(page)
     page.get_by_role("button", name="Index files").click()
     page.get_by_text("Last upload").wait_for()
     # Streamlit's grid draws on a canvas and mirrors its cells in an accessible table, read here.
