@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.store.schema import DocumentInfo, sql_literal
+from engine.store.schema import DocumentInfo, in_values
 
 CATALOGUE_PREFIX = "docs_"
 READY, WRITING, DELETING = "ready", "writing", "deleting"
@@ -101,7 +101,8 @@ def not_ready(entries: pa.Table) -> list[str]:
 
 
 def in_list(doc_ids: Sequence[str]) -> str:
-    return f"doc_id IN ({', '.join(sql_literal(d) for d in sorted(doc_ids))})"
+    """A filter keeping the rows of these documents."""
+    return in_values("doc_id", doc_ids)
 
 
 def upsert(catalogue, entries: pa.Table, remove: Sequence[str] = ()) -> None:

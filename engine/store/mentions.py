@@ -174,8 +174,6 @@ def maintain_table(db, kb: str) -> None:
 COLUMNS = ["chunk_id", "doc_id", "mention", "written", "kind"]
 
 
-
-
 async def by_mention(table, keys: Sequence[str], limit: int) -> pa.Table:
     """Rows of ``table`` whose mention is one of ``keys`` (at most ``limit``)."""
     return await read_rows(table, in_values("mention", keys), COLUMNS, limit)

@@ -31,7 +31,7 @@ from engine.language.layout import evidence_units, read_sentences
 from engine.store.catalogue import in_list
 from engine.store.commits import retry_conflicts
 from engine.store.maintenance import maintain_sentences
-from engine.store.schema import check_kb_name, open_named, sql_literal
+from engine.store.schema import check_kb_name, in_values, open_named, sql_literal
 from engine.store.search import read_rows, run_all
 
 log = logging.getLogger(__name__)
@@ -221,8 +221,7 @@ def read_vectors(db, chunks: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]
     for kb, chunk_ids in by_base.items():
         table = open_named(db, SENTENCE_PREFIX + check_kb_name(kb))
         if table is not None:
-            where = f"chunk_id IN ({', '.join(sql_literal(c) for c in sorted(set(chunk_ids)))})"
-            reads.append(read_rows(table, where, [SENTENCES, VECTORS]))
+            reads.append(read_rows(table, in_values("chunk_id", chunk_ids), [SENTENCES, VECTORS]))
     found: dict[str, np.ndarray] = {}
     for rows in run_all(reads):
         found.update(found_vectors(rows))
