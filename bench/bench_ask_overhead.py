@@ -65,6 +65,7 @@ def build_base(data: Path, chunks: int, backend: str, rng: np.random.Generator) 
     ingestor = Ingestor(store)
     for folder in sorted(p for p in (ROOT / "sample_docs").iterdir() if p.is_dir()):
         ingestor.ingest_paths([folder], folder.name)
+    store.sentence_filler.wait()
     sizes = {kb: store._db.open_table(TABLE_PREFIX + kb).count_rows() for kb in store.knowledge_base_names()}
     kb = max(sizes, key=sizes.get)
     table = store._db.open_table(TABLE_PREFIX + kb)

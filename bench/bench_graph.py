@@ -45,6 +45,7 @@ def store_for(folder: Path, corpus: Path) -> tuple[KnowledgeBaseStore, float]:
         started = time.perf_counter()
         Ingestor(store).ingest_records(read_jsonl(corpus), EVAL_KB)
         seconds = time.perf_counter() - started
+        store.sentence_filler.wait()
     return store, seconds
 
 

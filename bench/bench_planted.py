@@ -206,6 +206,7 @@ class Bench:
         settings = load_settings(data_dir=where / "data")
         store = KnowledgeBaseStore(settings)
         report = Ingestor(store).ingest_paths([folder], KB)
+        store.sentence_filler.wait()
         if report.count("added") != len(docs):
             raise RuntimeError(f"{name}: not every document was added: {report}")
         pipeline = Pipeline(settings, store)

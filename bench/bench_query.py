@@ -33,6 +33,7 @@ def base_rows(tmp: Path) -> list[dict]:
     records = [json.loads(l) for l in (DATASETS / "retrieval_dev" / "corpus.jsonl").open() if l.strip()]
     store = KnowledgeBaseStore(load_settings(data_dir=tmp / "seed"))
     Ingestor(store).ingest_records(records, "seed")
+    store.sentence_filler.wait()
     return store._open("seed").to_arrow().to_pylist()
 
 

@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         elif EVAL_KB not in store.knowledge_base_names():
             started = time.perf_counter()
             report = Ingestor(store).ingest_records(corpus, EVAL_KB)
+            store.sentence_filler.wait()
             rejected = [f for f in report.files if f.status == "rejected"]
             if rejected:
                 raise SystemExit(f"{len(rejected)} passages rejected, e.g. {rejected[0].name}: {rejected[0].reason}")

@@ -152,6 +152,15 @@ class Settings(BaseSettings):
         "twice the ingest embedding time; docs/benchmarks.md). Off: the answerability check embeds evidence "
         "sentences per ask.",
     )
+    defer_sentence_vectors: bool = Field(
+        default=True,
+        description="WORKBENCH_DEFER_SENTENCE_VECTORS: with stored sentence vectors and chunk_vectors 'whole', an "
+        "ingest writes each file's chunks, chunk vectors and full-text index and reports the file indexed; its "
+        "sentences are embedded afterwards on a background thread (engine/store/sentence_fill.py). The file is "
+        "searchable and answerable at once: an ask that meets a sentence not embedded yet embeds it itself, with "
+        "the same vector, so answers do not change. About half the time to a searchable file on retrieval_dev "
+        "(docs/benchmarks.md, 'Ingest beside LlamaIndex'). Off: the ingest embeds the sentences before it reports.",
+    )
     chunk_vectors: Literal["whole", "pooled", "late"] = Field(
         default="whole",
         description="WORKBENCH_CHUNK_VECTORS: how the ingest makes chunk and sentence vectors. 'whole' (each "

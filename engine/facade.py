@@ -224,7 +224,19 @@ class Workbench:
             ("knowledge bases", self.store.knowledge_base_names),
             ("embedding model", lambda: self.store.embedder.encode_one("warm-up")),
             ("question parser (spaCy)", lambda: (self.perception.run(WARM_QUESTION), nlp.warm())),
+            ("sentence vectors left to fill", self.resume_sentence_fill),
         ]
+
+    def resume_sentence_fill(self) -> int:
+        """Queue the documents whose sentence vectors an earlier process left unfilled when it ended
+        (engine/store/sentence_fill.py); returns how many. Nothing when the settings store none or embed them at
+        ingest."""
+        s = self.settings
+        if not (s.store_sentence_vectors and s.defer_sentence_vectors and s.chunk_vectors == "whole"):
+            return 0
+        filler = self.store.sentence_filler
+        return sum(filler.recover(kb, self.store.documents_without_sentences(kb))
+                   for kb in self.store.knowledge_base_names())
 
     def warm_up(self) -> None:
         """Run every warm-up step now (the API's start-up; the UI runs them on a thread, see ``engine.warmup``)."""
@@ -238,4 +250,5 @@ class Workbench:
         embedder = self.store.embedder  # loaded at start-up; loads here if warm-up was skipped
         return {"ok": True, "knowledge_bases": len(bases), "embedding_model": self.settings.embedding_model,
                 "embedding_dim": int(embedder.dim), "provider": self.provider_id,
-                "sign_in_required": self.directory.configured, "uptime_s": round(time.time() - self.started, 1)}
+                "sign_in_required": self.directory.configured, "uptime_s": round(time.time() - self.started, 1),
+                "sentence_vectors_pending": self.store.sentence_filler.pending()}

@@ -223,7 +223,8 @@ class Ingestor:
         writer = GroupWriter(self.store, self.settings, report.knowledge_base, report, on_conflict, progress, on_step)
         for at, result in decided:
             writer.decided(result, at)
-        write_all(writer, outcomes, names, places)
+        with self.store.sentence_filler.held():  # sentences left to the background wait for the write's end
+            write_all(writer, outcomes, names, places)
         # after the writes, never inside them: also repairs indexes a crashed earlier run did not build
         report.index_pending = self.store.maintain(report.knowledge_base).pending
         report.seconds = time.monotonic() - started

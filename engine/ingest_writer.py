@@ -38,6 +38,7 @@ from engine.embed_budget import EMBED_STEP, embed_within
 from engine.errors import DocumentError, EngineError
 from engine.ingest_results import FileResult, IngestReport, IngestStep, ProgressCallback, StepCallback
 from engine.store.conflicts import ExistingDoc, OnConflict, Written
+from engine.store.sentence_fill import FillJob
 from engine.store.schema import chunk_schema
 from engine.store.sentences import columns as sentence_columns
 from engine.store.sentences import sentence_fields
@@ -124,6 +125,7 @@ class _Ready:
     texts: list[str]
     vectors: Any
     sentences: list[Any] | None
+    earlier: dict[str, Any] | None = None  # sentence vectors of the stored version, for a deferred fill
 
 
 @dataclass
@@ -234,11 +236,23 @@ class GroupWriter:
                                             entry.steps.put if self.on_step else None)
         self.embedding.append(entry)
 
-    def _embed(self, doc: SourceDoc, chunks: list[Chunk], on_step: Any) -> tuple[Any, list[Any] | None]:
-        """The vectors of ``doc``'s chunks and their sentences (engine/embed_budget.py), as the settings ask."""
-        return embed_within(self.store.embedder, doc.metadata.title, [c.text for c in chunks],
-                            self.settings.max_embed_seconds_per_file, self.settings.store_sentence_vectors, on_step,
-                            self.settings.chunk_vectors, self._earlier_sentences(doc))
+    @property
+    def defers(self) -> bool:
+        """Whether sentences are embedded after the commit, in the background (``defer_sentence_vectors``;
+        engine/store/sentence_fill.py): with chunk vectors "whole" only, where they cost a pass of their own."""
+        s = self.settings
+        return s.store_sentence_vectors and s.defer_sentence_vectors and s.chunk_vectors == "whole"
+
+    def _embed(self, doc: SourceDoc, chunks: list[Chunk], on_step: Any) -> tuple[Any, list[Any] | None, Any]:
+        """The vectors of ``doc``'s chunks and their sentences (engine/embed_budget.py), as the settings ask; and,
+        when the sentences are deferred, the stored vectors of its earlier version's sentences for the fill."""
+        earlier = self._earlier_sentences(doc)
+        defer = self.defers
+        vectors, sentences = embed_within(
+            self.store.embedder, doc.metadata.title, [c.text for c in chunks], self.settings.max_embed_seconds_per_file,
+            self.settings.store_sentence_vectors and not defer, on_step, self.settings.chunk_vectors,
+            None if defer else earlier)
+        return vectors, sentences, earlier if defer else None
 
     def _earlier_sentences(self, doc: SourceDoc) -> dict[str, Any]:
         """The stored sentence vectors of the version of ``doc`` that the base holds (a changed file), so that its
@@ -266,12 +280,12 @@ class GroupWriter:
             self.embedding.popleft()
             self._show(entry)
             try:
-                vectors, sentences = entry.future.result()
+                vectors, sentences, earlier = entry.future.result()
             except DocumentError as exc:
                 self.decided(FileResult(entry.doc.name, "rejected", entry.doc.doc_id, reason=str(exc)), entry.at)
                 continue
             self._join(_Ready(entry.doc, entry.at, entry.chunks, _indexed(entry.doc, entry.chunks), vectors,
-                              sentences))
+                              sentences, earlier))
 
     def _show(self, entry: _Embedding) -> None:
         while self.on_step and not entry.steps.empty():
@@ -299,7 +313,7 @@ class GroupWriter:
         """The file's texts and vectors: the reader's, or embedded here within the file's time limit."""
         texts = _indexed(doc, chunks)
         wanted = self.settings.store_sentence_vectors
-        if doc.embedded is not None and (not wanted or doc.embedded.sentences is not None):
+        if doc.embedded is not None and (not wanted or self.defers or doc.embedded.sentences is not None):
             if self.on_step:
                 self.on_step(IngestStep(doc.name, len(chunks), len(chunks)))
             return _Ready(doc, at, chunks, texts, doc.embedded.vectors, doc.embedded.sentences if wanted else None)
@@ -309,8 +323,8 @@ class GroupWriter:
                 self.on_step(IngestStep(doc.name, done, len(chunks)))
             self.flush_if_due()  # files finished earlier land while a large one embeds
 
-        vectors, sentences = self._embed(doc, chunks, step)
-        return _Ready(doc, at, chunks, texts, vectors, sentences)
+        vectors, sentences, earlier = self._embed(doc, chunks, step)
+        return _Ready(doc, at, chunks, texts, vectors, sentences, earlier)
 
     # -- the group ----------------------------------------------------------------------
     def flush_if_due(self) -> None:
@@ -335,6 +349,9 @@ class GroupWriter:
             outcome = outcomes[ready.doc.doc_id]
             if outcome.status in ("added", "replaced"):
                 self.known[outcome.doc_id] = ready.doc.content_hash
+                if sentences is None and self.defers:  # searchable now; its sentences are embedded after
+                    self.store.sentence_filler.add(FillJob(self.kb, outcome.doc_id, ready.doc.content_hash,
+                                                           ready.earlier or {}))
             self.decided(self._result(ready, outcome), ready.at)
 
     def _result(self, ready: _Ready, outcome: Written) -> FileResult:

@@ -100,6 +100,25 @@ def test_a_text_embedded_beside_other_work_gets_the_vector_of_encode(tmp_path):
     assert np.array_equal(beside, embedder.encode(TEXTS))
 
 
+def test_bulk_work_runs_one_text_on_the_pool_with_the_vector_and_weight_of_encode(tmp_path):
+    """The ingest's ``bulk_weighted``: a single text runs on a one-thread pool session, not the model's own one;
+    the same vector and weight, bit for bit."""
+    cache = os.environ.get("WORKBENCH_EMBEDDING_CACHE_DIR") or tmp_path
+    embedder = OnnxEmbedder(resolve_model_path(MODEL), "onnx-int8", Path(cache))
+    used: list = []
+    real = embedder._run
+    embedder._run = lambda encodings, session=None, tokens=False: (used.append(session)
+                                                                   or real(encodings, session, tokens))
+    for text in TEXTS:
+        vectors, weights = embedder.bulk_weighted([text])
+        own_vectors, own_weights = embedder.encode_weighted([text])
+        assert np.array_equal(vectors, own_vectors) and np.array_equal(weights, own_weights)
+    pool = embedder._pool_for_bulk().sessions
+    assert all(session in pool for session in used[0::2]) and all(s is embedder._session for s in used[1::2])
+    empty_vectors, empty_weights = embedder.bulk_weighted([])
+    assert empty_vectors.shape == (0, embedder.dim) and empty_weights.shape == (0,)
+
+
 @pytest.mark.integration
 @pytest.mark.slow
 def test_float_onnx_batches_without_changing_vectors(tmp_path):

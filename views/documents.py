@@ -45,6 +45,11 @@ head.caption(f"{len(corpus.frame)} documents in {len(corpus.bases)} knowledge ba
              "Filter the table; below it, give a document a better title, or pick documents to delete.")
 if refresh.button("Refresh", key="documents.refresh", help="Reload the list (e.g. after a CLI ingest)."):
     st.session_state[CORPUS_KEY] = corpus = table.load_corpus(store)
+filling = store.sentence_filler.pending()  # sentences embedded after the ingest (engine/store/sentence_fill.py)
+if filling:
+    st.caption(f"The answer reader's sentence vectors are still being embedded for {filling} document(s) in the "
+               "background. They are searchable and answerable now; an ask over them may take a little longer "
+               "until that is done (Refresh to see).")
 
 table.show_notice()
 if corpus.frame.empty:

@@ -126,7 +126,21 @@ def cmd_ingest(args) -> int:
                                                               on_step=bar.step, follow_links=args.follow_links,
                                                               on_conflict=args.on_conflict)
     emit(args, report.to_dict(), _render_ingest)
+    finish_sentences(store)
     return 0
+
+
+def finish_sentences(store) -> None:
+    """Before the process ends: the sentence vectors an ingest left to the background (engine/store/sentence_fill.py)
+    are embedded, or the asks over these documents would each embed them."""
+    filler = store.sentence_filler
+    left = filler.pending()
+    if left:
+        print(f"Embedding the sentences of {left} document(s) for the answer reader (the documents are already "
+              "searchable)...", file=sys.stderr, flush=True)
+    filler.wait()
+    for failure in filler.failed:
+        print(f"warning: sentence vectors not stored for {failure}; asks will embed them", file=sys.stderr)
 
 
 def cmd_kb_list(args) -> int:
@@ -245,6 +259,7 @@ def cmd_bootstrap(args) -> int:
             payload["reports"].append(report.to_dict())
         payload["indexed"] = True
         payload["knowledge_bases"] = store.knowledge_base_names()
+        finish_sentences(store)
 
     def render(p: dict) -> str:
         if not p["indexed"]:

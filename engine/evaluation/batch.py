@@ -209,6 +209,7 @@ def evaluate_qa_in_batches(questions: str | Path, provider: Any, state: BatchSta
         eval_settings = base.model_copy(update={"data_dir": Path(tmp), "store_uri": None})  # never the real store
         store = KnowledgeBaseStore(eval_settings)
         ingested = Ingestor(store).ingest_records(read_jsonl(corpus), EVAL_KB)
+        store.sentence_filler.wait()  # the asks meet the base as a settled one (engine/store/sentence_fill.py)
         rejected = [f for f in ingested.files if f.status == "rejected"]
         if rejected:
             raise EngineError(f"{len(rejected)} corpus records were rejected, e.g. {rejected[0].name}: "

@@ -215,6 +215,7 @@ def evaluate_qa(
         eval_settings = base.model_copy(update={"data_dir": Path(tmp), "store_uri": None})  # never the real store
         store = KnowledgeBaseStore(eval_settings)
         report = Ingestor(store).ingest_records(corpus_rows, EVAL_KB)
+        store.sentence_filler.wait()  # the asks meet the base as a settled one (engine/store/sentence_fill.py)
         rejected = [f for f in report.files if f.status == "rejected"]
         if rejected:
             raise EngineError(f"{len(rejected)} corpus records were rejected, e.g. {rejected[0].name}: "

@@ -138,6 +138,7 @@ def evaluate_retrieval(
         started = time.perf_counter()
         report = Ingestor(store).ingest_records(corpus_rows, EVAL_KB)
         index_seconds = time.perf_counter() - started
+        store.sentence_filler.wait()  # no background embedding beside the timed searches
         rejected = [f for f in report.files if f.status == "rejected"]
         if rejected:
             raise EngineError(f"{len(rejected)} corpus records were rejected, e.g. {rejected[0].name}: {rejected[0].reason}")

@@ -180,6 +180,22 @@ class ScopedStore:
         written = self.inner.write_documents(kb, rows, replace_doc_ids=replace_doc_ids, on_conflict=on_conflict)
         return written if self.identity.can_read(kb) else [w.anonymous() for w in written]
 
+    @property
+    def sentence_filler(self):
+        """The store's filler of sentence vectors: it fills only documents a write of this identity queued."""
+        return self.inner.sentence_filler
+
+    def fill_sentences(self, jobs):
+        """The deferred sentence vectors of documents of a base this identity may write."""
+        for kb in {job.kb for job in jobs}:
+            self.identity.require_write(kb)
+        return self.inner.fill_sentences(jobs)
+
+    def documents_without_sentences(self, kb: str) -> dict[str, str]:
+        """The documents of a base this identity may write that have no sentence vectors yet."""
+        self.identity.require_write(kb)
+        return self.inner.documents_without_sentences(kb)
+
     def maintain(self, kb: str):
         """Index upkeep after a write: for a base this identity may write."""
         self.identity.require_write(kb)

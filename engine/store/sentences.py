@@ -65,6 +65,12 @@ MODES = ("whole", "pooled", "late")
 _WORD = re.compile(r"\w+")
 
 
+def bulk_weighted(embedder: Any):
+    """The embedder's weighted encoding for bulk work (``bulk_weighted`` of the ONNX embedder: one text on a
+    one-thread session too, so files embedding side by side each keep a core), else ``encode_weighted``, else None."""
+    return getattr(embedder, "bulk_weighted", None) or getattr(embedder, "encode_weighted", None)
+
+
 def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True,
                  mode: str = "whole", known: Mapping[str, np.ndarray] | None = None
                  ) -> tuple[np.ndarray, list[tuple[tuple[str, ...], np.ndarray]] | None]:
@@ -101,7 +107,7 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
         return np.zeros((0, 0), dtype=np.float32), [] if with_sentences else None
     reused = {t: v for t, v in (known or {}).items() if whole and len(v) == getattr(embedder, "dim", len(v))}
     fresh = [t for t in distinct if t not in reused]
-    weighted = getattr(embedder, "encode_weighted", None)
+    weighted = bulk_weighted(embedder)
     if not fresh:
         vectors, weights = np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.float32)
     elif weighted is not None:
@@ -121,6 +127,25 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     if read is None:
         return pooled, None
     return pooled, [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in read]
+
+
+def embed_sentences(embedder: Any, chunk_texts: Sequence[str], known: Mapping[str, np.ndarray] | None = None
+                    ) -> list[tuple[tuple[str, ...], np.ndarray]]:
+    """Per chunk, its read sentences and their vectors, each distinct sentence embedded once (``known``: vectors
+    stored for some of them, used as they are): the sentence half of ``embed_chunks`` in "whole" mode, with the
+    same vectors (the embedder reads one text per run, so a vector does not depend on what is embedded beside it)."""
+    read = [read_sentences(text) for text in chunk_texts]
+    dim = getattr(embedder, "dim", None)
+    reused = {t: v for t, v in (known or {}).items() if dim is None or len(v) == dim}
+    fresh = [t for t in dict.fromkeys(s for sentences in read for s in sentences) if t not in reused]
+    weighted = bulk_weighted(embedder)
+    if not fresh:
+        vectors = np.zeros((0, dim or 0), dtype=np.float32)
+    else:
+        vectors = np.asarray(weighted(fresh)[0] if weighted is not None else embedder.encode(fresh), dtype=np.float32)
+    by_text = {**reused, **dict(zip(fresh, vectors))}
+    return [(sentences, np.asarray([by_text[t] for t in sentences], dtype=np.float32).reshape(len(sentences), -1))
+            for sentences in read]
 
 
 def late_sentences(embedder: Any, title: str, chunk_texts: Sequence[str], with_sentences: bool = True
@@ -246,6 +271,27 @@ def write_rows(db, kb: str, rows: pa.Table | None, doc_ids: Sequence[str], dim: 
                         .execute(rows.cast(sentence_schema(dim))), f"Writing sentence vectors to {kb!r}")
     except Exception as exc:  # noqa: BLE001 - the chunks landed; asks embed what is missing here
         log.warning("sentence vectors of %s not written (asks will embed them): %s", kb, exc)
+
+
+def add_rows(db, kb: str, rows: pa.Table, dim: int) -> None:
+    """Sentence rows of chunks written earlier, filled in afterwards (engine/store/sentence_fill.py): each row
+    replaces the one of its chunk, if any; no other row is removed. Call with the base's lock held."""
+    if not rows.num_rows:
+        return
+    table = open_named(db, SENTENCE_PREFIX + kb)
+    if table is None:
+        table = db.create_table(SENTENCE_PREFIX + kb, schema=sentence_schema(dim), exist_ok=True)
+    retry_conflicts(lambda: table.merge_insert("chunk_id").when_matched_update_all().when_not_matched_insert_all()
+                    .execute(rows.cast(sentence_schema(dim))), f"Writing sentence vectors to {kb!r}")
+
+
+def documents_with_rows(db, kb: str) -> set[str]:
+    """The documents of ``kb`` that have sentence rows."""
+    table = open_named(db, SENTENCE_PREFIX + check_kb_name(kb))
+    if table is None:
+        return set()
+    rows = table.search().select(["doc_id"]).limit(None).to_arrow()
+    return set(pc.unique(rows["doc_id"]).to_pylist()) if rows.num_rows else set()
 
 
 def split_off(rows: Any, dim: int) -> tuple[Any, pa.Table | None]:

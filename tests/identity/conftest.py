@@ -22,6 +22,7 @@ def two_bases(tmp_path_factory) -> Path:
     ingestor.ingest_records([{"id": "torque-note", "title": "Axle nut torque",
                               "text": "The A320 axle nut final torque is 300 N.m."}], "manuals")
     ingestor.ingest_records([{"id": "secret-note", "title": "Zephyrine manifold", "text": SECRET}], "faq")
+    assert ingestor.store.sentence_filler.wait(120)  # a template copied whole: its sentence vectors stored too
     return data
 
 

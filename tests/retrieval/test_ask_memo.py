@@ -26,6 +26,7 @@ def pipeline(tmp_path):
     Ingestor(store).ingest_records(RECORDS, "manuals")
     Ingestor(store).ingest_records([{"id": "f1", "title": "Forum", "text": "Someone says wheel 3 needs 90 N.m."}],
                                    "faq")
+    assert store.sentence_filler.wait(120)  # the sentence vectors are stored, so an ask embeds only its question
     return Pipeline(store.settings, store)
 
 

@@ -19,7 +19,9 @@ pytestmark = pytest.mark.integration
 
 
 def stored_rows(store, kb: str) -> list[dict]:
-    """Each chunk's text with its stored sentences and vectors (None where it has none)."""
+    """Each chunk's text with its stored sentences and vectors (None where it has none), once the sentences an
+    ingest left to the background are filled (engine/store/sentence_fill.py)."""
+    assert store.sentence_filler.wait(120)
     texts = {r["chunk_id"]: r["text"] for r in store._open(kb).to_arrow().select(["chunk_id", "text"]).to_pylist()}
     table = store._db.open_table(SENTENCE_PREFIX + kb) if SENTENCE_PREFIX + kb in store._db.table_names() else None
     stored = {r["chunk_id"]: r for r in table.to_arrow().to_pylist()} if table is not None else {}

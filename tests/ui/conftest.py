@@ -48,6 +48,7 @@ def build_small_store(root: Path) -> Path:
         report = Ingestor(store).ingest_paths([folder], kb)
         rejected = [f for f in report.files if f.status == "rejected"]
         assert not rejected, f"sample files rejected: {rejected}"
+    assert store.sentence_filler.wait(300)  # a template copied whole: its sentence vectors stored too
     return data
 
 

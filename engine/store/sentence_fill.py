@@ -1,0 +1,143 @@
+"""Sentence vectors embedded after the ingest has reported its files (the ``defer_sentence_vectors`` setting).
+
+An ingest with chunk vectors embedded whole embeds each chunk and then each of its sentences again: about as many
+word pieces twice (docs/benchmarks.md, "Ingest beside LlamaIndex"). The sentence vectors only spare an ask the
+embedding of its evidence sentences (engine/store/sentences.py); search needs the chunks, their vectors and the
+full-text index. So with the setting on, the ingest writes those, reports each file indexed, and hands the file
+to a :class:`SentenceFiller`: one background thread per store that embeds the sentences of each stored document
+and adds their rows, a batch of documents per commit, starting none while an ingest is writing (``held``), so
+that it does not slow the ingest. Until it has, an ask that meets one of those sentences embeds it itself, with
+the same vector (the embedder reads one text per run), so what an ask answers does not depend on when it runs.
+
+A job names the document's content hash; the document is read back from the base and filled only while the base
+holds that version, checked again under the base's lock when the rows are written, so a file replaced or deleted
+meanwhile gets no rows of its older text. A process that ends with jobs left loses them; the next warm-up queues
+every document of a base that has no sentence rows (:meth:`SentenceFiller.recover`).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+BATCH_DOCUMENTS = 256
+"""Documents filled together at most: one read of their chunks, one embedding call, one commit. A commit per
+document cost about 90 ms on retrieval_dev's 994 one-record files, more than embedding their sentences."""
+
+
+@dataclass(frozen=True)
+class FillJob:
+    """One stored document whose sentences are to be embedded: ``known``, vectors of its earlier version's
+    sentences, reused for those it still has."""
+
+    kb: str
+    doc_id: str
+    content_hash: str
+    known: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+class SentenceFiller:
+    """A queue of :class:`FillJob` and the thread that works it off, oldest first.
+
+    ``fill(jobs)`` embeds and writes the sentence rows of some documents of one base, in one commit, and returns
+    how many of them it filled; ``maintain(kb)`` brings that base's sentence table index up to date after it.
+    """
+
+    def __init__(self, fill: Callable[[list[FillJob]], int], maintain: Callable[[str], None]) -> None:
+        self._fill, self._maintain = fill, maintain
+        self._jobs: queue.Queue[FillJob] = queue.Queue()
+        self._lock = threading.Lock()
+        self._open = 0  # jobs queued or running
+        self._holds = 0  # ingests writing now (``held``)
+        self._idle = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+        self.filled = 0  # documents filled by this process
+        self.failed: list[str] = []  # "kb/doc_id: reason" of jobs that raised (their asks embed the sentences)
+
+    def add(self, job: FillJob) -> None:
+        """Queue ``job``; the thread starts with the first one."""
+        with self._lock:
+            self._open += 1
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="sentence-fill", daemon=True)
+                self._thread.start()
+        self._jobs.put(job)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """No fill starts while this is held (an ingest is writing: the fill would take its cores); the queue goes
+        on when the last holder lets go."""
+        with self._lock:
+            self._holds += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._holds -= 1
+                self._idle.notify_all()
+
+    def pending(self) -> int:
+        """Documents whose sentences are not embedded yet."""
+        with self._lock:
+            return self._open
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until every queued document is filled (True), or ``timeout`` seconds passed (False)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._open == 0, timeout)
+
+    def recover(self, kb: str, missing: Mapping[str, str]) -> int:
+        """Queue the documents of ``kb`` that have no sentence rows (``missing``: doc_id -> content hash, from the
+        store's ``documents_without_sentences``): those a process left unfilled when it ended. Returns how many."""
+        for doc_id, content_hash in missing.items():
+            self.add(FillJob(kb, doc_id, content_hash))
+        return len(missing)
+
+    def _run(self) -> None:
+        touched: set[str] = set()
+        while True:
+            try:
+                first = self._jobs.get(timeout=30)
+            except queue.Empty:
+                with self._lock:
+                    if self._open == 0 and self._jobs.empty():
+                        self._thread = None
+                        return
+                continue
+            with self._idle:
+                self._idle.wait_for(lambda: self._holds == 0)
+            batch = [first]
+            while len(batch) < BATCH_DOCUMENTS:  # what is queued by now is filled together: one read, one commit
+                try:
+                    batch.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            for kb in dict.fromkeys(job.kb for job in batch):
+                jobs = [job for job in batch if job.kb == kb]
+                try:
+                    filled = self._fill(jobs)
+                    self.filled += filled
+                    if filled:
+                        touched.add(kb)
+                except Exception as exc:  # noqa: BLE001 - only speed is lost: asks embed these sentences
+                    log.warning("sentence vectors of %d document(s) of %s not filled (asks will embed them): %s",
+                                len(jobs), kb, exc)
+                    self.failed.extend(f"{kb}/{job.doc_id}: {exc}" for job in jobs)
+            if self._jobs.empty():  # the index upkeep once the queue is worked off, not after every batch
+                for kb in sorted(touched):
+                    try:
+                        self._maintain(kb)
+                    except Exception as exc:  # noqa: BLE001 - reads scan until the next upkeep
+                        log.warning("sentence table of %s not maintained: %s", kb, exc)
+                touched.clear()
+            with self._idle:
+                self._open -= len(batch)
+                if self._open == 0:
+                    self._idle.notify_all()
