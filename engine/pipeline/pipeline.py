@@ -6,6 +6,7 @@ import copy
 import sys
 import time
 import uuid
+from contextlib import nullcontext
 from dataclasses import replace
 from collections.abc import Callable
 from datetime import date, datetime, timezone
@@ -98,8 +99,10 @@ class Pipeline:
     # -- the run --------------------------------------------------------------
     def run(self, question: str, options: AskOptions | None = None, progress: Progress | None = None) -> Answer:
         """Answer ``question``; EngineErrors become a stored ``failure`` Answer, other errors are stored then raised."""
+        filler = getattr(self.store, "sentence_filler", None)  # sentences an ingest left to the background
         try:
-            return self._answer(question, options, progress)
+            with filler.held() if filler is not None else nullcontext():  # wait while the user waits on this ask
+                return self._answer(question, options, progress)
         finally:
             heap.upkeep()  # when the ask has ended: a due collection of reference cycles (engine/heap.py)
 

@@ -44,7 +44,7 @@ from engine.store import mentions as mention_rows
 from engine.store import synonyms
 from engine.store import sentences as sentence_rows
 from engine.store import tables
-from engine.store.sentence_fill import FillJob, SentenceFiller
+from engine.store.sentence_fill import SLICE_TEXTS, FillJob, SentenceFiller
 from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.retitle import check_title, retitled_rows
 from engine.store.reading import StoreReading
@@ -317,7 +317,8 @@ class KnowledgeBaseStore(StoreReading):
         known: dict[str, np.ndarray] = {}
         for job in jobs:
             known.update(job.known)
-        embedded = sentence_rows.embed_sentences(self.embedder, rows["text"].to_pylist(), known)
+        embedded = sentence_rows.embed_sentences(self.embedder, rows["text"].to_pylist(), known,
+                                                 between=self._filler.pause, slice_texts=SLICE_TEXTS)
         data = pa.table({"chunk_id": rows["chunk_id"], "doc_id": rows["doc_id"],
                          **sentence_rows.columns(embedded, self.embedder.dim)})
         counts = Counter(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))

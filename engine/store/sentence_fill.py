@@ -27,6 +27,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+SLICE_TEXTS = 32
+"""Sentences embedded between two looks at whether an ingest has started (``pause``): about a quarter of a second."""
 BATCH_DOCUMENTS = 256
 """Documents filled together at most: one read of their chunks, one embedding call, one commit. A commit per
 document cost about 90 ms on retrieval_dev's 994 one-record files, more than embedding their sentences."""
@@ -72,8 +74,9 @@ class SentenceFiller:
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """No fill starts while this is held (an ingest is writing: the fill would take its cores); the queue goes
-        on when the last holder lets go."""
+        """No fill runs while this is held (an ingest is writing, or an ask is being answered: the fill would take
+        their cores); a fill under way stops at its next slice (``pause``), and the queue goes on when the last
+        holder lets go."""
         with self._lock:
             self._holds += 1
         try:
@@ -82,6 +85,12 @@ class SentenceFiller:
             with self._idle:
                 self._holds -= 1
                 self._idle.notify_all()
+
+    def pause(self) -> None:
+        """Wait while an ingest is writing: called by the fill between slices of its embedding, so a fill under way
+        gives the cores back to an ingest that starts (a folder after a folder)."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._holds == 0)
 
     def pending(self) -> int:
         """Documents whose sentences are not embedded yet."""
@@ -111,8 +120,7 @@ class SentenceFiller:
                         self._thread = None
                         return
                 continue
-            with self._idle:
-                self._idle.wait_for(lambda: self._holds == 0)
+            self.pause()
             batch = [first]
             while len(batch) < BATCH_DOCUMENTS:  # what is queued by now is filled together: one read, one commit
                 try:

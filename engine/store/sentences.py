@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -129,20 +129,25 @@ def embed_chunks(embedder: Any, title: str, chunk_texts: Sequence[str], with_sen
     return pooled, [(sentences, vectors[[row_of[s] for s in sentences]]) for sentences in read]
 
 
-def embed_sentences(embedder: Any, chunk_texts: Sequence[str], known: Mapping[str, np.ndarray] | None = None
+def embed_sentences(embedder: Any, chunk_texts: Sequence[str], known: Mapping[str, np.ndarray] | None = None,
+                    between: Callable[[], None] | None = None, slice_texts: int = 32
                     ) -> list[tuple[tuple[str, ...], np.ndarray]]:
     """Per chunk, its read sentences and their vectors, each distinct sentence embedded once (``known``: vectors
     stored for some of them, used as they are): the sentence half of ``embed_chunks`` in "whole" mode, with the
-    same vectors (the embedder reads one text per run, so a vector does not depend on what is embedded beside it)."""
+    same vectors (the embedder reads one text per run, so a vector does not depend on what is embedded beside it).
+    ``between()`` is called before each slice of ``slice_texts`` sentences (the fill's pause for an ingest)."""
     read = [read_sentences(text) for text in chunk_texts]
     dim = getattr(embedder, "dim", None)
     reused = {t: v for t, v in (known or {}).items() if dim is None or len(v) == dim}
     fresh = [t for t in dict.fromkeys(s for sentences in read for s in sentences) if t not in reused]
     weighted = bulk_weighted(embedder)
-    if not fresh:
-        vectors = np.zeros((0, dim or 0), dtype=np.float32)
-    else:
-        vectors = np.asarray(weighted(fresh)[0] if weighted is not None else embedder.encode(fresh), dtype=np.float32)
+    parts = []
+    for at in range(0, len(fresh), max(1, slice_texts)):
+        if between is not None:
+            between()
+        part = fresh[at:at + max(1, slice_texts)]
+        parts.append(np.asarray(weighted(part)[0] if weighted is not None else embedder.encode(part), dtype=np.float32))
+    vectors = np.concatenate(parts) if parts else np.zeros((0, dim or 0), dtype=np.float32)
     by_text = {**reused, **dict(zip(fresh, vectors))}
     return [(sentences, np.asarray([by_text[t] for t in sentences], dtype=np.float32).reshape(len(sentences), -1))
             for sentences in read]

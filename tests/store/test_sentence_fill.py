@@ -14,7 +14,7 @@ from engine.ingest import Ingestor
 from engine.language.layout import read_sentences
 from engine.store import KnowledgeBaseStore
 from engine.store.sentence_fill import FillJob, SentenceFiller
-from engine.store.sentences import SENTENCE_PREFIX, SENTENCES, VECTORS
+from engine.store.sentences import SENTENCE_PREFIX, SENTENCES, VECTORS, embed_sentences
 from tests import helpers
 
 pytestmark = pytest.mark.integration
@@ -155,3 +155,31 @@ def test_a_batch_fills_only_the_documents_still_held_in_one_commit(tmp_path, sto
     assert {r["doc_id"] for r in table.to_arrow().to_pylist()} == {job.doc_id for job in jobs[1:]}
     with pytest.raises(ValueError, match="one base"):
         store.fill_sentences([FillJob("kb", "n1", "h"), FillJob("other", "n2", "h")])
+
+
+@pytest.mark.unit
+def test_the_fill_looks_for_an_ingest_between_slices_and_gives_the_same_vectors():
+    from tests.store.test_chunk_vectors import WeightedEmbedder
+
+    texts = [" ".join(f"Step {i}.{j} takes {j} minutes." for j in range(5)) for i in range(9)]
+    looks: list[int] = []
+    sliced = embed_sentences(WeightedEmbedder(), texts, between=lambda: looks.append(1), slice_texts=8)
+    whole = embed_sentences(WeightedEmbedder(), texts)
+    assert len(looks) == -(-45 // 8)  # 45 distinct sentences, in slices of 8
+    assert [s for s, _ in sliced] == [s for s, _ in whole]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(sliced, whole))
+
+
+def test_an_ask_holds_the_fill_while_it_is_answered(tmp_path):
+    from engine.pipeline import Pipeline
+    from engine.pipeline.options import AskOptions
+
+    store = KnowledgeBaseStore(load_settings(data_dir=tmp_path / "data"))
+    Ingestor(store).ingest_records([{"id": "n1", "title": "Note", "text": "The axle nut torque is 300 N.m."}], "kb")
+    assert store.sentence_filler.wait(120)
+    pipeline = Pipeline(store.settings, store)
+    seen: list[int] = []
+    real = pipeline._answer
+    pipeline._answer = lambda *args: seen.append(store.sentence_filler._holds) or real(*args)
+    pipeline.run("What is the axle nut torque?", AskOptions(provider="offline"))
+    assert seen == [1] and store.sentence_filler._holds == 0
