@@ -104,6 +104,7 @@ def test_the_setting_chooses_whole_pooled_or_late_chunk_vectors(tmp_path, settin
     helpers.write_corpus(tmp_path / "docs")
     store = KnowledgeBaseStore(settings.model_copy(update={"chunk_vectors": mode}))
     Ingestor(store).ingest_paths([tmp_path / "docs" / "brake-wear.md"], "manuals")
+    assert store.sentence_filler.wait(120)  # with "whole", the sentences are embedded after the ingest
     table = store._open("manuals").to_arrow()
     title, texts = table["title"][0].as_py(), table["text"].to_pylist()
     stored = np.stack(table["vector"].to_numpy(zero_copy_only=False))
@@ -123,18 +124,20 @@ def test_a_changed_file_embeds_only_its_new_sentences(settings, monkeypatch):
     store = KnowledgeBaseStore(settings.model_copy(update={"chunk_vectors": "whole"}))
     first = "# Pump\n\n" + " ".join(f"Step {n}: check valve {n} for leaks at {100 + n} psi." for n in range(12))
     Ingestor(store).ingest_bytes([("pump.md", first.encode())], "manuals")
+    assert store.sentence_filler.wait(120)  # the sentences are embedded after the ingest (sentence_fill.py)
     before = store.document_sentence_vectors("manuals", store.list_documents("manuals")[0].doc_id)
     asked: list[str] = []
-    real = store.embedder.encode_weighted
+    real = store.embedder.bulk_weighted  # what the ingest and the fill embed with
 
     def counting(texts):
         asked.extend(texts)
         return real(texts)
 
-    monkeypatch.setattr(store.embedder, "encode_weighted", counting)
+    monkeypatch.setattr(store.embedder, "bulk_weighted", counting)
     second = first.replace("valve 3 for leaks at 103 psi", "valve 3 for cracks at 130 psi")
     report = Ingestor(store).ingest_bytes([("pump.md", second.encode())], "manuals")
     assert [f.status for f in report.files] == ["replaced"]
+    assert store.sentence_filler.wait(120)
     sentences = [s for s in asked if s.startswith("Step")]
     assert sentences == ["Step 3: check valve 3 for cracks at 130 psi."], asked
     after = store.document_sentence_vectors("manuals", report.files[0].doc_id)

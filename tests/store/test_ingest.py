@@ -130,6 +130,7 @@ def test_failed_write_leaves_nothing_behind(tmp_path, store, monkeypatch):
 
     monkeypatch.setattr(store.embedder, "encode", explode)
     monkeypatch.setattr(store.embedder, "encode_weighted", explode)
+    monkeypatch.setattr(store.embedder, "bulk_weighted", explode)
     with pytest.raises(RuntimeError):
         ingestor.ingest_paths([tmp_path / "docs"], "manuals")
     assert store.count_chunks("manuals") == before

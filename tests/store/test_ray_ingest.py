@@ -53,6 +53,7 @@ def ingested(ray_instance, tmp_path_factory):
     assert [f.status for f in old.files] == ["added"]
     local = Ingestor(store).ingest_paths([folder], "local")
     distributed = Ingestor(store, reader=RayReader(store)).ingest_paths([folder], "ray")
+    assert store.sentence_filler.wait(300)  # the default engine's sentences are embedded after its ingest
     return folder, store, local, distributed
 
 

@@ -50,6 +50,13 @@ def counted(store: KnowledgeBaseStore) -> CountingConnection:
     return connection
 
 
+def ingest(store: KnowledgeBaseStore, records: list[dict]) -> None:
+    """Write ``records`` and wait for their sentence vectors (embedded after the ingest), so that the tables a
+    reader opens are all there."""
+    Ingestor(store).ingest_records(records, KB)
+    assert store.sentence_filler.wait(120)
+
+
 def found(store: KnowledgeBaseStore, query: str) -> list[str]:
     return sorted({h.doc_id for h in store.search(query, KB, mode="keyword", k=5)})
 
@@ -65,7 +72,7 @@ def asks_worth_of_reads(store: KnowledgeBaseStore) -> None:
 
 
 def test_each_table_is_opened_once_however_many_asks_read_it(settings):
-    Ingestor(KnowledgeBaseStore(settings)).ingest_records([BRAKES, TYRES], KB)
+    ingest(KnowledgeBaseStore(settings), [BRAKES, TYRES])
     reader = KnowledgeBaseStore(settings)
     connection = counted(reader)
     for _ in range(3):
@@ -78,12 +85,12 @@ def test_each_table_is_opened_once_however_many_asks_read_it(settings):
 
 def test_a_kept_handle_sees_another_writers_documents_and_deletions_at_once(settings):
     writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)  # two connections, as two processes
-    Ingestor(writer).ingest_records([BRAKES], KB)
+    ingest(writer, [BRAKES])
     connection = counted(reader)
     assert found(reader, "lockwire caliper bolt") == ["brakes"]
     assert "tyre" not in reader.vocabulary(KB).frequencies
 
-    Ingestor(writer).ingest_records([TYRES], KB)
+    ingest(writer, [TYRES])
     assert found(reader, "tyre pressure cold") == ["tyres"]
     assert "tyre" in reader.vocabulary(KB).frequencies
     assert sorted(d.doc_id for d in reader.list_documents(KB)) == ["brakes", "tyres"]
@@ -96,11 +103,11 @@ def test_a_kept_handle_sees_another_writers_documents_and_deletions_at_once(sett
 
 def test_a_base_dropped_and_made_again_elsewhere_is_read_anew(settings):
     writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)
-    Ingestor(writer).ingest_records([BRAKES, TYRES], KB)
+    ingest(writer, [BRAKES, TYRES])
     asks_worth_of_reads(reader)
 
     writer.drop_knowledge_base(KB)  # and made again before the reader lists the bases
-    Ingestor(writer).ingest_records([GALLEY], KB)
+    ingest(writer, [GALLEY])
     assert found(reader, "descale galley boiler") == ["galley"]
     assert found(reader, "lockwire caliper bolt tyre") == []
     assert [d.doc_id for d in reader.list_documents(KB)] == ["galley"]
@@ -114,19 +121,19 @@ def test_a_base_dropped_and_made_again_elsewhere_is_read_anew(settings):
 
 def test_a_base_dropped_here_is_forgotten_at_once(settings):
     store = KnowledgeBaseStore(settings)
-    Ingestor(store).ingest_records([BRAKES], KB)
+    ingest(store, [BRAKES])
     asks_worth_of_reads(store)
     store.drop_knowledge_base(KB)
     assert store._db.kept() == []
     assert store._find(KB) is None
-    Ingestor(store).ingest_records([TYRES], KB)
+    ingest(store, [TYRES])
     assert found(store, "tyre pressure cold") == ["tyres"]
     assert found(store, "lockwire caliper bolt") == []
 
 
 def test_an_ask_lists_the_store_once_and_opens_no_table_it_has_opened_before(settings):
     store = KnowledgeBaseStore(settings)
-    Ingestor(store).ingest_records([BRAKES, TYRES], KB)
+    ingest(store, [BRAKES, TYRES])
     pipeline = Pipeline(settings, store)
     options = AskOptions(provider="offline")
     pipeline.run("When must the brake pads be replaced?", options)
@@ -154,7 +161,7 @@ def version_lookups(store: KnowledgeBaseStore, monkeypatch) -> Counter:
 
 def test_an_asks_derived_parts_look_up_each_version_once_per_interval(settings, monkeypatch):
     store = KnowledgeBaseStore(settings)
-    Ingestor(store).ingest_records([BRAKES, TYRES], KB)
+    ingest(store, [BRAKES, TYRES])
     monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)
     looked = version_lookups(store, monkeypatch)
     for _ in range(3):
@@ -168,10 +175,10 @@ def test_an_asks_derived_parts_look_up_each_version_once_per_interval(settings, 
 def test_a_write_through_any_store_of_the_process_reaches_the_derived_parts_at_once(settings, monkeypatch):
     monkeypatch.setattr(tables, "VERSION_TTL_S", 60.0)  # so only the write's own notice can explain what is seen
     writer, reader = KnowledgeBaseStore(settings), KnowledgeBaseStore(settings)
-    Ingestor(writer).ingest_records([BRAKES], KB)
+    ingest(writer, [BRAKES])
     assert "tyre" not in reader.vocabulary(KB).frequencies
     assert len(reader.title_index(KB)) == 1
-    Ingestor(writer).ingest_records([TYRES], KB)
+    ingest(writer, [TYRES])
     assert "tyre" in reader.vocabulary(KB).frequencies
     assert len(reader.title_index(KB)) == 2
 
