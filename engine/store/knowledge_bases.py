@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,14 +36,14 @@ from engine.store.maintenance import (
     FTS_INDEX, MaintenanceResult, index_names, maintain, tidy_catalogue,
 )
 from engine.store.schema import (
-    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, check_doc_id, check_kb_name, chunk_schema, in_values, open_named,
+    TABLE_PREFIX, DocumentInfo, KnowledgeBaseInfo, check_doc_id, check_kb_name, chunk_schema, open_named,
     sql_literal,
 )
 from engine.store import mentions as mention_rows
 from engine.store import synonyms
 from engine.store import sentences as sentence_rows
 from engine.store import tables
-from engine.store.sentence_fill import SLICE_TEXTS, FillJob, SentenceFiller
+from engine.store.sentence_fill import SentenceFiller, SentenceFilling
 from engine.store.sentences import SENTENCE_PREFIX
 from engine.store.retitle import check_title, retitled_rows
 from engine.store.reading import StoreReading
@@ -57,7 +56,7 @@ REFRESH_AFTER = 32
 """Index rebuilds after which the store reopens its LanceDB connection (releasing old index readers)."""
 
 
-class KnowledgeBaseStore(StoreReading):
+class KnowledgeBaseStore(StoreReading, SentenceFilling):
     """Add, list, search and delete documents in named knowledge bases."""
 
     def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
@@ -287,60 +286,6 @@ class KnowledgeBaseStore(StoreReading):
     def document_sentence_vectors(self, kb: str, doc_id: str) -> dict[str, np.ndarray]:
         """The stored vectors of the sentences of one document, by sentence text."""
         return sentence_rows.read_document(self._db, kb, doc_id)
-
-    # -- sentence vectors filled in after an ingest (engine/store/sentence_fill.py) ----------------------
-    @property
-    def sentence_filler(self) -> SentenceFiller:
-        """This store's background filler of sentence vectors (its thread starts with the first job)."""
-        return self._filler
-
-    def fill_sentences(self, jobs: Sequence[FillJob]) -> int:
-        """Embed and store, in one commit, the sentence vectors of the chunks of the documents of ``jobs`` (all of
-        one base) whose version the base still holds (checked again under the base's lock before the write).
-        Returns how many documents were filled."""
-        if not jobs:
-            return 0
-        kb = jobs[0].kb
-        if any(job.kb != kb for job in jobs):
-            raise ValueError("fill_sentences takes the jobs of one base at a time")
-        table = self._find(kb)
-        if table is None:
-            return 0
-        wanted = {(job.doc_id, job.content_hash): job for job in jobs}
-        where = in_values("doc_id", sorted({job.doc_id for job in jobs}))
-        rows = self._scan(table, ["chunk_id", "doc_id", "content_hash", "text"], where)
-        keep = [i for i, key in enumerate(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))
-                if key in wanted]  # a version replaced or deleted since gets nothing; its own job fills the new one
-        if not keep:
-            return 0
-        rows = rows.take(keep)
-        known: dict[str, np.ndarray] = {}
-        for job in jobs:
-            known.update(job.known)
-        embedded = sentence_rows.embed_sentences(self.embedder, rows["text"].to_pylist(), known,
-                                                 between=self._filler.pause, slice_texts=SLICE_TEXTS)
-        data = pa.table({"chunk_id": rows["chunk_id"], "doc_id": rows["doc_id"],
-                         **sentence_rows.columns(embedded, self.embedder.dim)})
-        counts = Counter(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))
-        with self._write_lock, self._locks.hold(kb):
-            current = self._find(kb)
-            if current is None:
-                return 0
-            now = self._scan(current, ["doc_id", "content_hash"], where)
-            held = Counter(zip(now["doc_id"].to_pylist(), now["content_hash"].to_pylist()))
-            still = {doc for doc, count in counts.items() if held.get(doc) == count}
-            if len(still) < len(counts):
-                mask = [key in still for key in zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist())]
-                data = data.filter(pa.array(mask))
-            data = data.filter(pc.greater(pc.list_value_length(data[sentence_rows.SENTENCES]), 0))
-            sentence_rows.add_rows(self._db, kb, data, self.embedder.dim)
-        return len(still)
-
-    def documents_without_sentences(self, kb: str) -> dict[str, str]:
-        """doc_id -> content hash of the documents of ``kb`` that have no sentence rows."""
-        hashes = self.document_hashes(kb)
-        with_rows = sentence_rows.documents_with_rows(self._db, kb) if hashes else set()
-        return {doc_id: h for doc_id, h in hashes.items() if doc_id not in with_rows}
 
     def count_chunks(self, kb: str, doc_id: str | None = None) -> int:
         table = self._find(kb)

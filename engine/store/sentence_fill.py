@@ -20,10 +20,18 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.store import sentences
+from engine.store.schema import in_values
 
 log = logging.getLogger(__name__)
 
@@ -149,3 +157,61 @@ class SentenceFiller:
                 self._open -= len(batch)
                 if self._open == 0:
                     self._idle.notify_all()
+
+
+class SentenceFilling:
+    """The store's side of the fill. :class:`engine.store.knowledge_bases.KnowledgeBaseStore` is one and supplies
+    the tables (``_find``, ``_scan``, ``_db``), its locks (``_write_lock``, ``_locks``), its ``embedder``, its
+    ``document_hashes`` and its filler (``_filler``)."""
+
+    @property
+    def sentence_filler(self) -> SentenceFiller:
+        """This store's background filler of sentence vectors (its thread starts with the first job)."""
+        return self._filler
+
+    def fill_sentences(self, jobs: Sequence[FillJob]) -> int:
+        """Embed and store, in one commit, the sentence vectors of the chunks of the documents of ``jobs`` (all of
+        one base) whose version the base still holds (checked again under the base's lock before the write).
+        Returns how many documents were filled."""
+        if not jobs:
+            return 0
+        kb = jobs[0].kb
+        if any(job.kb != kb for job in jobs):
+            raise ValueError("fill_sentences takes the jobs of one base at a time")
+        table = self._find(kb)
+        if table is None:
+            return 0
+        where = in_values("doc_id", sorted({job.doc_id for job in jobs}))
+        rows = self._scan(table, ["chunk_id", "doc_id", "content_hash", "text"], where)
+        wanted = {(job.doc_id, job.content_hash) for job in jobs}
+        keep = [i for i, key in enumerate(_versions(rows)) if key in wanted]  # a version replaced or deleted since
+        if not keep:  # gets nothing: its own job, if any, fills the version the base holds
+            return 0
+        rows = rows.take(keep)
+        known: dict[str, np.ndarray] = {}
+        for job in jobs:
+            known.update(job.known)
+        embedded = sentences.embed_sentences(self.embedder, rows["text"].to_pylist(), known,
+                                             between=self._filler.pause, slice_texts=SLICE_TEXTS)
+        data = pa.table({"chunk_id": rows["chunk_id"], "doc_id": rows["doc_id"],
+                         **sentences.columns(embedded, self.embedder.dim)})
+        counts = Counter(_versions(rows))
+        with self._write_lock, self._locks.hold(kb):  # the base may have changed while the sentences embedded
+            current = self._find(kb)
+            held = Counter(_versions(self._scan(current, ["doc_id", "content_hash"], where))) if current else {}
+            still = {version for version, count in counts.items() if held.get(version) == count}
+            data = data.filter(pa.array([version in still for version in _versions(rows)]))
+            data = data.filter(pc.greater(pc.list_value_length(data[sentences.SENTENCES]), 0))
+            sentences.add_rows(self._db, kb, data, self.embedder.dim)
+        return len(still)
+
+    def documents_without_sentences(self, kb: str) -> dict[str, str]:
+        """doc_id -> content hash of the documents of ``kb`` that have no sentence rows."""
+        hashes = self.document_hashes(kb)
+        with_rows = sentences.documents_with_rows(self._db, kb) if hashes else set()
+        return {doc_id: h for doc_id, h in hashes.items() if doc_id not in with_rows}
+
+
+def _versions(rows: pa.Table) -> list[tuple[str, str]]:
+    """(doc_id, content hash) of each chunk row."""
+    return list(zip(rows["doc_id"].to_pylist(), rows["content_hash"].to_pylist()))

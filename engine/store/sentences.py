@@ -1,7 +1,8 @@
 """Sentence vectors stored with each chunk, so that an ask does not embed its evidence sentence by sentence.
 
 The answerability check compares the question with every sentence of the evidence (``read_sentences``). Those
-sentences are text of the corpus, known at ingest: the ingest embeds them with the chunk and stores, per chunk, its
+sentences are text of the corpus, known at ingest: they are embedded once, after the ingest has written the chunks
+(engine/store/sentence_fill.py; with the chunks when ``defer_sentence_vectors`` is off), and stored, per chunk, its
 sentences and their vectors, in a table of their own next to the base's chunk table (``sv_<base>``, so that the
 chunk table's scans and searches read no more than before). At ask time the store reads them back for the chunks
 that became evidence (one query per base, by ``chunk_id``, all at once) and hands them, by sentence text, to the
