@@ -203,7 +203,7 @@ def main() -> None:
             whole: dict[str, list[float]] = {name: [] for name in sides}  # until the sentence vectors are stored
             recalls: dict[str, float] = {}
             for round_ in range(1, args.rounds + 1):
-                order = sorted(sides, reverse=round_ % 2 == 1)  # peer first in odd rounds
+                order = sorted(sides, reverse=round_ % 2 == 1)  # the project first in odd rounds, the peer in even ones
                 for name in order:
                     python, script, job = sides[name]
                     ask = dataset == "retrieval_dev" and round_ == 1
