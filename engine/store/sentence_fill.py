@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 SLICE_TEXTS = 32
 """Sentences embedded between two looks at whether an ingest has started (``pause``): about a quarter of a second."""
+MAX_PAUSE_S = 10.0
+"""The longest the fill waits for a free moment before it runs a slice anyway (``SentenceFiller.pause``)."""
 BATCH_DOCUMENTS = 256
 """Documents filled together at most: one read of their chunks, one embedding call, one commit. A commit per
 document cost about 90 ms on retrieval_dev's 994 one-record files, more than embedding their sentences."""
@@ -60,8 +62,10 @@ class SentenceFiller:
     how many of them it filled; ``maintain(kb)`` brings that base's sentence table index up to date after it.
     """
 
-    def __init__(self, fill: Callable[[list[FillJob]], int], maintain: Callable[[str], None]) -> None:
+    def __init__(self, fill: Callable[[list[FillJob]], int], maintain: Callable[[str], None],
+                 max_pause_s: float = MAX_PAUSE_S) -> None:
         self._fill, self._maintain = fill, maintain
+        self.max_pause_s = max_pause_s
         self._jobs: queue.Queue[FillJob] = queue.Queue()
         self._lock = threading.Lock()
         self._open = 0  # jobs queued or running
@@ -95,10 +99,12 @@ class SentenceFiller:
                 self._idle.notify_all()
 
     def pause(self) -> None:
-        """Wait while an ingest is writing: called by the fill between slices of its embedding, so a fill under way
-        gives the cores back to an ingest that starts (a folder after a folder)."""
+        """Wait while an ingest is writing or an ask is answered, at most ``max_pause_s``: called by the fill
+        between slices of its embedding, so a fill under way gives the cores back to an ingest that starts (a
+        folder after a folder). The bound keeps a stream of asks (a busy API) from starving the fill: it then runs
+        one slice, about a quarter of a second on one core, per ``max_pause_s``."""
         with self._idle:
-            self._idle.wait_for(lambda: self._holds == 0)
+            self._idle.wait_for(lambda: self._holds == 0, self.max_pause_s)
 
     def pending(self) -> int:
         """Documents whose sentences are not embedded yet."""

@@ -183,3 +183,13 @@ def test_an_ask_holds_the_fill_while_it_is_answered(tmp_path):
     pipeline._answer = lambda *args: seen.append(store.sentence_filler._holds) or real(*args)
     pipeline.run("What is the axle nut torque?", AskOptions(provider="offline"))
     assert seen == [1] and store.sentence_filler._holds == 0
+
+
+@pytest.mark.unit
+def test_a_stream_of_asks_does_not_starve_the_fill():
+    done: list[str] = []
+    filler = SentenceFiller(lambda jobs: done.extend(job.doc_id for job in jobs) or len(jobs), lambda kb: None,
+                            max_pause_s=0.2)
+    with filler.held():  # held for the whole test, as a server that is always answering someone
+        filler.add(FillJob("kb", "a", "h"))
+        assert filler.wait(10) and done == ["a"]
