@@ -5,8 +5,8 @@ word pieces twice (docs/benchmarks.md, "Ingest beside LlamaIndex"). The sentence
 embedding of its evidence sentences (engine/store/sentences.py); search needs the chunks, their vectors and the
 full-text index. So with the setting on, the ingest writes those, reports each file indexed, and hands the file
 to a :class:`SentenceFiller`: one background thread per store that embeds the sentences of each stored document
-and adds their rows, a batch of documents per commit, starting none while an ingest is writing (``held``), so
-that it does not slow the ingest. Until it has, an ask that meets one of those sentences embeds it itself, with
+and adds their rows, a batch of documents per commit, pausing while an ingest writes or an ask is answered
+(``held``), so that it does not slow what a user waits on. Until it has, an ask that meets one of those sentences embeds it itself, with
 the same vector (the embedder reads one text per run), so what an ask answers does not depend on when it runs.
 
 A job names the document's content hash; the document is read back from the base and filled only while the base
@@ -36,12 +36,13 @@ from engine.store.schema import in_values
 log = logging.getLogger(__name__)
 
 SLICE_TEXTS = 32
-"""Sentences embedded between two looks at whether an ingest has started (``pause``): about a quarter of a second."""
+"""Sentences embedded between two looks at whether an ingest or an ask has started (``pause``): about a quarter of
+a second."""
 MAX_PAUSE_S = 10.0
 """The longest the fill waits for a free moment before it runs a slice anyway (``SentenceFiller.pause``)."""
 BATCH_DOCUMENTS = 256
-"""Documents filled together at most: one read of their chunks, one embedding call, one commit. A commit per
-document cost about 90 ms on retrieval_dev's 994 one-record files, more than embedding their sentences."""
+"""Documents filled together at most: one read of their chunks, one commit. A commit per document cost about 90 ms
+on retrieval_dev's 994 one-record files, more than embedding their sentences."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class SentenceFiller:
         self._jobs: queue.Queue[FillJob] = queue.Queue()
         self._lock = threading.Lock()
         self._open = 0  # jobs queued or running
-        self._holds = 0  # ingests writing now (``held``)
+        self._holds = 0  # ingests writing and asks being answered now (``held``)
         self._idle = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
         self.filled = 0  # documents filled by this process
