@@ -6,8 +6,9 @@ embedding of its evidence sentences (engine/store/sentences.py); search needs th
 full-text index. So with the setting on, the ingest writes those, reports each file indexed, and hands the file
 to a :class:`SentenceFiller`: one background thread per store that embeds the sentences of each stored document
 and adds their rows, a batch of documents per commit, pausing while an ingest writes or an ask is answered
-(``held``), so that it does not slow what a user waits on. Until it has, an ask that meets one of those sentences embeds it itself, with
-the same vector (the embedder reads one text per run), so what an ask answers does not depend on when it runs.
+(``held``), so that it does not slow what a user waits on. Until it has, an ask that meets one of those
+sentences embeds it itself, with the same vector (the embedder reads one text per run), so what an ask answers
+does not depend on when it runs.
 
 A job names the document's content hash; the document is read back from the base and filled only while the base
 holds that version, checked again under the base's lock when the rows are written, so a file replaced or deleted
