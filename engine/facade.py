@@ -231,8 +231,9 @@ class Workbench:
         """Queue the documents whose sentence vectors an earlier process left unfilled when it ended
         (engine/store/sentence_fill.py); returns how many. Nothing when the settings store none or embed them at
         ingest."""
-        s = self.settings
-        if not (s.store_sentence_vectors and s.defer_sentence_vectors and s.chunk_vectors == "whole"):
+        from engine.store.sentence_fill import deferred
+
+        if not deferred(self.settings):
             return 0
         filler = self.store.sentence_filler
         return sum(filler.recover(kb, self.store.documents_without_sentences(kb))

@@ -38,7 +38,7 @@ from engine.embed_budget import EMBED_STEP, embed_within
 from engine.errors import DocumentError, EngineError
 from engine.ingest_results import FileResult, IngestReport, IngestStep, ProgressCallback, StepCallback
 from engine.store.conflicts import ExistingDoc, OnConflict, Written
-from engine.store.sentence_fill import FillJob
+from engine.store.sentence_fill import FillJob, deferred
 from engine.store.schema import chunk_schema
 from engine.store.sentences import columns as sentence_columns
 from engine.store.sentences import sentence_fields
@@ -240,8 +240,7 @@ class GroupWriter:
     def defers(self) -> bool:
         """Whether sentences are embedded after the commit, in the background (``defer_sentence_vectors``;
         engine/store/sentence_fill.py): with chunk vectors "whole" only, where they cost a pass of their own."""
-        s = self.settings
-        return s.store_sentence_vectors and s.defer_sentence_vectors and s.chunk_vectors == "whole"
+        return deferred(self.settings)
 
     def _embed(self, doc: SourceDoc, chunks: list[Chunk], on_step: Any) -> tuple[Any, list[Any] | None, Any]:
         """The vectors of ``doc``'s chunks and their sentences (engine/embed_budget.py), as the settings ask; and,

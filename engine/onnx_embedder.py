@@ -281,14 +281,7 @@ class OnnxEmbedder:
         """``encode(texts)``, and each text's weight: the norm of the sum of its token vectors before pooling (its
         token count times the norm of their mean). The normalised sum of a chunk's units' vectors, each scaled by
         its weight, is the mean of all their token vectors (engine/store/sentences.py)."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.float32)
-        encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
-        runs, results = self._run_all(encodings)
-        out = np.empty((len(encodings), results[0].shape[1]), dtype=np.float32)
-        for rows, vectors in zip(runs, results):
-            out[rows] = vectors
-        return np.ascontiguousarray(out[:, :-1]), out[:, -1].copy()
+        return self._weighted(texts, bulk=False)
 
     def bulk_weighted(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """``encode_weighted`` for bulk work (the ingest, the sentence fill), where several callers embed at once:
@@ -296,10 +289,13 @@ class OnnxEmbedder:
         every core under a lock, so two files embedding side by side each keep a core busy. On retrieval_dev's 994
         one-chunk records the model's own session took 14 s, the pool 10.5 s. The vectors are the same bit for bit
         (a session's thread count does not change them)."""
+        return self._weighted(texts, bulk=True)
+
+    def _weighted(self, texts: Sequence[str], bulk: bool) -> tuple[np.ndarray, np.ndarray]:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32), np.zeros(0, dtype=np.float32)
         encodings = self._tokenizer.encode_batch([str(t).strip() for t in texts])
-        runs, results = self._run_all(encodings, bulk=True)
+        runs, results = self._run_all(encodings, bulk=bulk)
         out = np.empty((len(encodings), results[0].shape[1]), dtype=np.float32)
         for rows, vectors in zip(runs, results):
             out[rows] = vectors

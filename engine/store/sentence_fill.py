@@ -46,6 +46,13 @@ BATCH_DOCUMENTS = 256
 on retrieval_dev's 994 one-record files, more than embedding their sentences."""
 
 
+def deferred(settings: Any) -> bool:
+    """Whether the settings leave sentence vectors to the fill: stored, deferred, and with chunk vectors "whole" (the
+    only mode where the sentences cost an embedding pass of their own)."""
+    return bool(settings.store_sentence_vectors and settings.defer_sentence_vectors
+                and settings.chunk_vectors == "whole")
+
+
 @dataclass(frozen=True)
 class FillJob:
     """One stored document whose sentences are to be embedded: ``known``, vectors of its earlier version's
