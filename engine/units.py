@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import UnitError
-from engine.language.quantities import canonical_unit
+from engine.language.citations import strip_citations
+from engine.language.quantities import canonical_unit, located_figures
 
 NAMES_FILE = Path(__file__).with_name("pint_units.toml")
 
@@ -76,3 +77,29 @@ def convert(value: float, from_unit: str, to_unit: str) -> Conversion:
                         f"({source.dimensionality} and {target.dimensionality}).")
     result = _registry().Quantity(float(value), source).to(target).magnitude  # offsets (°C to °F) included
     return Conversion(float(value), from_unit, float(result), to_unit)
+
+
+EQUIVALENT_WITHIN = 0.02
+"""How close (relative) a converted figure must come to the figure beside it for the two to be one quantity."""
+
+
+def with_equivalent(sentence: str, value: str) -> str:
+    """``value`` stated with the equivalent its sentence gives right beside it, in the order written: "325 N.m (240
+    lbf.ft)" whether ``value`` is the first figure or the second, so an answer never gives a conversion alone. Two
+    figures are one quantity when nothing but a bracket separates them and the first, converted to the second's
+    unit, comes within 2 % of it (a table's metric and imperial columns, or "325 N.m (240 lbf.ft)")."""
+    clean = strip_citations(sentence)
+    found = [(at, figure) for at, figure in located_figures(sentence) if figure.unit]
+    for (first_at, first), (then_at, then) in zip(found, found[1:]):
+        if value.strip() not in (first.text, then.text) or canonical_unit(first.unit) == canonical_unit(then.unit):
+            continue
+        between = clean[first_at + len(first.text): then_at].strip()
+        if between not in ("", "(") or not convertible(first.unit, then.unit):
+            continue
+        try:
+            result = convert(first.value, first.unit, then.unit).result
+        except UnitError:
+            continue
+        if abs(result - then.value) <= EQUIVALENT_WITHIN * max(abs(then.value), 1e-9):
+            return f"{first.text} ({then.text})"
+    return value

@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("part", choices=("sentences", "ranker", "selector"))
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--dry-run", action="store_true", help="report only; write no model")
+    parser.add_argument("--c", type=float, action="append", default=None,
+                        help="regularisation strength(s) to try instead of the default grid (repeatable)")
     args = parser.parse_args(argv)
     rows = read(args.rows)
     command = "python tools/train_reader.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         from tools.train_selector import selector
 
         return selector(rows, command, args.dry_run)
-    result = {"sentences": sentences, "ranker": ranker}[args.part](rows)
+    result = {"sentences": sentences, "ranker": ranker}[args.part](rows, tuple(args.c or C_GRID))
     print(json.dumps(result["by_c"], indent=1))
     items = result["items"]
     vec, model = fit([i[1] for i in items], [i[2] for i in items], [i[3] for i in items], result["c"])

@@ -26,6 +26,7 @@ from engine.offline.signals import found_subjects, names_subject, question_signa
 from engine.periods import in_force
 from engine.validation.comparison import compared_entities
 from engine.results import AnswerCandidate, AnswerFocus, Answerability, AnswerSpan, Evidence, Intent
+from engine.units import with_equivalent
 
 CLOSEST = 3
 """Documents listed with a refusal."""
@@ -195,7 +196,7 @@ def _sigmoid(z: float) -> float:
 
 def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence]) -> AnswerSpan:
     """The answer's lead: the value (for a question that asks for one) and the sentence it stands in."""
-    value = best.text if reading.wants_value else ""
+    value = with_equivalent(best.sentence.text, best.text) if reading.wants_value else ""
     item = evidence[best.sentence.evidence - 1]
     return AnswerSpan(value=value, sentence=best.sentence.text, evidence=best.sentence.evidence,
                       chunk_id=item.chunk_id, quotable=best.sentence.kind in ("prose", "code"))

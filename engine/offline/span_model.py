@@ -1,7 +1,8 @@
-"""The span scorer: the bundled MiniLM, its top layers fine-tuned as an extractive reader (tools/train_span_reader.py),
-reads the question against each evidence sentence and scores every word piece as the start or the end of the
-answer. The answer reader (engine/offline/reader.py) turns those scores into features of its candidates and adds
-the best-scored span of each sentence as a candidate of its own; its learned ranker weighs them beside the rest.
+"""The span scorer: the bundled MiniLM, its six transformer layers fine-tuned as an extractive reader
+(tools/train_span_reader.py), reads the question against each evidence sentence and scores every word piece as the
+start or the end of the answer. The answer reader (engine/offline/reader.py) turns those scores into features of
+its candidates and adds the best-scored span of each sentence as a candidate of its own; its learned ranker weighs
+them beside the rest.
 
 The packaged model lives in engine/offline/models/span_reader/: ``span_reader.safetensors`` holds the trained
 layers and head only (half precision, no pickle) and ``span_reader.json`` the card (command, data, held-out

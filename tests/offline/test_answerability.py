@@ -43,8 +43,6 @@ def ask(reader, question, evidence, **intent):
     return reader.run(question, Intent(action="lookup", raw_query=question, **intent), evidence)
 
 
-@pytest.mark.xfail(strict=True, reason="the shipped ranker scores 'concert venue in Marlow' a hair above 'architect Imani "
-                   "Osei' for 'Who designed Ferris Hall?' (spaCy tags the name an organisation): docs/benchmarks.md")
 def test_a_question_the_evidence_answers_gets_its_value_and_a_confidence(guesses):
     judged = ask(guesses, "Who designed Ferris Hall?", HALL)
     assert judged.verdict == "answerable", judged.reason
