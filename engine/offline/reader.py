@@ -9,7 +9,7 @@ expected answer type, the question words near it and its place in the parse) and
 evidence (similarity, rank, subjects named, retrieval score, credibility, date), in the spirit of the
 feature-based reader of the SQuAD paper (Rajpurkar et al. 2016): among them the dependency paths from the
 question's words to the candidate, against those from the same words to the wh-phrase in the question, and the
-span model's start and end scores (``engine.offline.span_model``: the bundled MiniLM with fine-tuned top layers,
+span model's start and end scores (``engine.offline.span_model``: the bundled MiniLM fine-tuned as a reader,
 which also adds each best sentence's best span as a candidate). The packaged ranker (models/ranker.json, fitted by
 tools/train_reader.py) scores them.
 """
