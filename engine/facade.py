@@ -215,9 +215,10 @@ class Workbench:
         return self._part("bootstrap", build)
 
     def warm_steps(self) -> list[tuple[str, Callable[[], object]]]:
-        """The slow first loads, named: the store, the embedding model, spaCy (named entities and the full parse).
+        """The slow first loads, named: the store, the embedding model, spaCy (named entities and the full parse), pint.
         The answer reader's span model (PyTorch) loads on the first offline ask instead: importing it here competes
         with the sample documents' indexing for the same cores and the interpreter lock."""
+        from engine import units
         from engine.language import nlp
 
         return [
@@ -225,6 +226,7 @@ class Workbench:
             ("embedding model", lambda: self.store.embedder.encode_one("warm-up")),
             ("question parser (spaCy)", lambda: (self.perception.run(WARM_QUESTION), nlp.warm())),
             ("sentence vectors left to fill", self.resume_sentence_fill),
+            ("unit conversions (pint)", units.warm),
         ]
 
     def resume_sentence_fill(self) -> int:

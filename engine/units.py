@@ -27,6 +27,12 @@ def _registry():
     return pint.UnitRegistry()
 
 
+def warm() -> None:
+    """Load pint's unit registry now (a second or more, once per process) rather than in the first answer that
+    states a figure with its equivalent."""
+    _registry()
+
+
 @lru_cache(maxsize=1)
 def _names() -> dict[str, str]:
     return dict(tomllib.loads(NAMES_FILE.read_text(encoding="utf-8"))["units"])

@@ -41,7 +41,8 @@ def test_views_for_an_identity_are_limited_and_the_ingestor_has_the_settings(wor
 def test_warm_up_loads_the_store_the_embedding_model_and_spacy(workbench):
     assert [name for name, _ in workbench.warm_steps()] == ["knowledge bases", "embedding model",
                                                             "question parser (spaCy)",
-                                                            "sentence vectors left to fill"]
+                                                            "sentence vectors left to fill",
+                                                            "unit conversions (pint)"]
 
 
 def test_settings_must_be_a_settings_object():

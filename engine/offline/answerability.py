@@ -84,7 +84,7 @@ class ReaderAnswerability:
             ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score), named=bool(reading.subjects))
         signals = question_signals(reading, evidence, sentences)
         closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
-        shown = tuple(AnswerCandidate(value=c.text, probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
+        shown = tuple(AnswerCandidate(value=said(c), probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
                                       sentence=c.sentence.text) for c in _distinct(ranked)[:SHOWN_CANDIDATES])
         base.update(signals=signals, closest=closest, candidates=shown,
                     best_evidence=tuple(dict.fromkeys(evidence[s.evidence - 1].chunk_id for s in sentences[:3])))
@@ -97,7 +97,7 @@ class ReaderAnswerability:
         best = ranked[0] if ranked else None
         span = _span(best, reading, evidence) if best is not None else None
         signals = {**signals, "confidence": round(p, 4), "threshold": round(threshold, 4)}
-        disputed = tuple(AnswerCandidate(value=c.rival.text, probability=round(_sigmoid(c.rival.score), 4),
+        disputed = tuple(AnswerCandidate(value=said(c.rival), probability=round(_sigmoid(c.rival.score), 4),
                                          evidence=c.rival.sentence.evidence, sentence=c.rival.sentence.text,
                                          note=c.preferred_because) for c in conflicts)
         base.update(signals=signals, confidence=round(p, 4), span=span, conflicts=disputed, missing=tuple(missing),
@@ -107,7 +107,7 @@ class ReaderAnswerability:
             if even:  # sources of equal standing disagree: answer with both, as a caveat
                 others = "; ".join(f"[{c.evidence}] gives '{c.value}'" for c in even)
                 return Answerability(verdict="ambiguous", reason=f"The sources disagree: [{best.sentence.evidence}] "
-                                     f"gives '{best.text}'; {others}.", **base)
+                                     f"gives '{said(best)}'; {others}.", **base)
             return Answerability(verdict="answerable", reason=_yes(best, p, threshold, target), **base)
         if best is not None and reading.wants_value and self.passage is not None:
             # not sure of the value itself: answer with the sentence that holds it, when that is sure enough
@@ -118,7 +118,7 @@ class ReaderAnswerability:
                 base.update(span=span.model_copy(update={"value": ""}), confidence=round(q, 4), threshold=round(bar, 4))
                 return Answerability(verdict="answerable", reason=(
                     f"Evidence [{best.sentence.evidence}] holds the answer in the sentence quoted "
-                    f"({_sure(q, bar, target)} that the sentence holds it; the value alone, '{best.text}', "
+                    f"({_sure(q, bar, target)} that the sentence holds it; the value alone, '{said(best)}', "
                     f"is less sure: {p:.0%}), so the answer quotes the sentence."), **base)
         return Answerability(verdict="unanswerable", reason=_no(best, p, threshold, target, missing, reading), **base)
 
@@ -194,9 +194,15 @@ def _sigmoid(z: float) -> float:
     return float(1.0 / (1.0 + np.exp(-max(min(z, 40.0), -40.0))))
 
 
+def said(candidate: Candidate) -> str:
+    """A candidate's value as the answer and the panel state it: with the equivalent in another unit its sentence
+    gives beside it ("325 N.m (240 lbf.ft)"), so that an answer never gives a conversion alone."""
+    return with_equivalent(candidate.sentence.text, candidate.text)
+
+
 def _span(best: Candidate, reading: QuestionReading, evidence: Sequence[Evidence]) -> AnswerSpan:
     """The answer's lead: the value (for a question that asks for one) and the sentence it stands in."""
-    value = with_equivalent(best.sentence.text, best.text) if reading.wants_value else ""
+    value = said(best) if reading.wants_value else ""
     item = evidence[best.sentence.evidence - 1]
     return AnswerSpan(value=value, sentence=best.sentence.text, evidence=best.sentence.evidence,
                       chunk_id=item.chunk_id, quotable=best.sentence.kind in ("prose", "code"))
@@ -213,7 +219,7 @@ def _sure(p: float, threshold: float, target: float | None) -> str:
 
 
 def _yes(best: Candidate, p: float, threshold: float, target: float | None) -> str:
-    return f"Evidence [{best.sentence.evidence}] gives '{best.text}' ({_sure(p, threshold, target)})."
+    return f"Evidence [{best.sentence.evidence}] gives '{said(best)}' ({_sure(p, threshold, target)})."
 
 
 def _no(best: Candidate | None, p: float, threshold: float, target: float | None, missing: Sequence[str],
@@ -224,7 +230,7 @@ def _no(best: Candidate | None, p: float, threshold: float, target: float | None
     if best is None:
         parts.append(f"no sentence in the evidence holds a candidate for {reading.describe()}")
         return "; ".join(parts).capitalize() + "."
-    parts.append(f"the closest candidate is '{best.text}' in [{best.sentence.evidence}], but the engine is not sure "
+    parts.append(f"the closest candidate is '{said(best)}' in [{best.sentence.evidence}], but the engine is not sure "
                  f"enough that it answers the question ({_sure(p, threshold, target)})")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

@@ -138,3 +138,13 @@ def test_another_source_stating_another_value_for_the_subject_is_named_even_when
     assert judged.verdict == "ambiguous", judged.reason
     draft = OfflineGenerator().draft(question, evidence, Intent(action="lookup", raw_query=question), judged)
     assert draft.startswith("The sources disagree") and "6.5 bar" in draft and "9 bar" in draft, draft
+
+
+def test_a_figure_is_shown_with_the_equivalent_beside_it_in_the_answer_the_reason_and_the_candidates(guesses):
+    evidence = [item(1, "Tighten the pump flange bolts to a final torque of 85 N.m (63 lbf.ft) in a cross pattern.",
+                     "Pump flange")]
+    judged = ask(guesses, "What is the final torque of the pump flange bolts?", evidence)
+    assert judged.span is not None and judged.span.value == "85 N.m (63 lbf.ft)", judged.span
+    assert "'85 N.m (63 lbf.ft)'" in judged.reason
+    for candidate in judged.candidates:
+        assert ("lbf.ft" in candidate.value) == ("N.m" in candidate.value), candidate.value
