@@ -84,8 +84,9 @@ class ReaderAnswerability:
             ranked, conflicts = resolve(ranked, evidence, lambda c: _sigmoid(c.score), named=bool(reading.subjects))
         signals = question_signals(reading, evidence, sentences)
         closest = tuple(dict.fromkeys(evidence[s.evidence - 1].metadata.title for s in sentences))[:CLOSEST]
-        shown = tuple(AnswerCandidate(value=said(c), probability=round(_sigmoid(c.score), 4), evidence=c.sentence.evidence,
-                                      sentence=c.sentence.text) for c in _distinct(ranked)[:SHOWN_CANDIDATES])
+        shown = tuple(AnswerCandidate(value=said(c), probability=round(_sigmoid(c.score), 4),
+                                      evidence=c.sentence.evidence, sentence=c.sentence.text)
+                      for c in _distinct(ranked)[:SHOWN_CANDIDATES])
         base.update(signals=signals, closest=closest, candidates=shown,
                     best_evidence=tuple(dict.fromkeys(evidence[s.evidence - 1].chunk_id for s in sentences[:3])))
         entities = compared_entities(intent)
