@@ -89,6 +89,7 @@ EQUIVALENT_WITHIN = 0.02
 """How close (relative) a converted figure must come to the figure beside it for the two to be one quantity."""
 
 
+@lru_cache(maxsize=1024)
 def with_equivalent(sentence: str, value: str) -> str:
     """``value`` stated with the equivalent its sentence gives right beside it, in the order written: "325 N.m (240
     lbf.ft)" whether ``value`` is the first figure or the second, so an answer never gives a conversion alone. Two
@@ -102,10 +103,7 @@ def with_equivalent(sentence: str, value: str) -> str:
         between = clean[first_at + len(first.text): then_at].strip()
         if between not in ("", "(") or not convertible(first.unit, then.unit):
             continue
-        try:
-            result = convert(first.value, first.unit, then.unit).result
-        except UnitError:
-            continue
+        result = convert(first.value, first.unit, then.unit).result  # convertible: same kind, both known to pint
         if abs(result - then.value) <= EQUIVALENT_WITHIN * max(abs(then.value), 1e-9):
             return f"{first.text} ({then.text})"
     return value
