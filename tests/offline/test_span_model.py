@@ -114,3 +114,58 @@ def test_a_sentence_longer_than_a_passage_is_cut_not_dropped(packaged):
     scores = span_model.read(packaged, "Who lit the lamp?", [long])[0]
     assert 100 < len(scores.starts) < span_model.MAX_PIECES
     assert scores.offsets[0][0] == 0
+
+
+def _lighthouse_log():
+    from engine.results import Evidence
+
+    lines = [f"In {1900 + n} the keepers logged {40 + n} storms and repainted the gallery rail." for n in range(18)]
+    lines.insert(13, "The lantern of the northern cape light was built by the Halvorsen Foundry of Bergen.")
+    return [Evidence(chunk_id="c1", doc_id="d1", knowledge_base="kb", score=1.0, text=" ".join(lines),
+                     metadata={"title": "Keepers' log", "source": "log.md"})]
+
+
+def test_the_reader_reads_the_sixteen_best_sentences_and_no_more(packaged):
+    """Real documents often hold the answer past the eighth best sentence (tables, lists, long manuals): candidates
+    come from every one of the ``SENTENCES`` best, in the order given, and none from past them."""
+    from engine.embeddings import VectorCache
+    from engine.language.question import read_question
+    from engine.offline.reader import SENTENCES, candidates
+    from engine.offline.sentences import rank_sentences
+
+    assert SENTENCES == 16
+    reading = read_question("Which foundry built the lantern of the northern cape light?")
+    evidence = _lighthouse_log()
+    ranked = rank_sentences(reading, evidence, VectorCache().encode)
+    answer = next(s for s in ranked if "Halvorsen" in s.text)
+    others = [s for s in ranked if s is not answer]
+    assert len(others) >= SENTENCES
+    late = others[:SENTENCES - 1] + [answer] + others[SENTENCES - 1:]  # the answer's sentence 16th
+    assert any("Halvorsen" in c.text for c in candidates(reading, evidence, late))
+    past = others[:SENTENCES] + [answer] + others[SENTENCES:]  # 17th: not read
+    assert not any("Halvorsen" in c.text for c in candidates(reading, evidence, past))
+
+
+def test_the_span_read_beside_the_parse_gives_what_a_read_after_it_gives(packaged, monkeypatch):
+    """The span model reads on its own thread while spaCy parses; the candidates and their features are the same as
+    when it reads after the parse."""
+    from concurrent.futures import Future
+
+    from engine.embeddings import VectorCache
+    from engine.language.question import read_question
+    from engine.offline import reader
+    from engine.offline.sentences import rank_sentences
+
+    class Inline:
+        def submit(self, fn, *args):
+            done = Future()
+            done.set_result(fn(*args))
+            return done
+
+    reading = read_question("Which foundry built the lantern of the northern cape light?")
+    evidence = _lighthouse_log()
+    ranked = rank_sentences(reading, evidence, VectorCache().encode)
+    beside = [(c.text, dict(c.features)) for c in reader.candidates(reading, evidence, ranked)]
+    monkeypatch.setattr(reader, "_SPAN_READS", Inline())
+    after = [(c.text, dict(c.features)) for c in reader.candidates(reading, evidence, ranked)]
+    assert beside == after and any("qa_span" in f for _, f in beside)
