@@ -74,8 +74,9 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
         return []
     scorer = span_model.packaged()
     # the span model runs on ONNX Runtime, which lets go of the interpreter, while spaCy parses the same sentences
-    spans_read = _SPAN_READS.submit(span_model.read, scorer, reading.text, [s.text for s in top]) if scorer is not None else None
-    docs = nlp.parse([s.text for s in top])
+    texts = [s.text for s in top]
+    spans_read = _SPAN_READS.submit(span_model.read, scorer, reading.text, texts) if scorer is not None else None
+    docs = nlp.parse(texts)
     asked = question_stems(reading)
     subject_keys = [normalise_phrase(s) for s in reading.subjects]
     context = _EvidenceContext.of(evidence, today)
@@ -94,8 +95,7 @@ def candidates(reading: QuestionReading, evidence: Sequence[Evidence], sentences
         hits = [i for i, s in enumerate(tokens) if s in asked and doc[i].lower_ not in STOP_WORDS]
         body = normalise_phrase(sentence.text)
         title = normalise_phrase(evidence[sentence.evidence - 1].metadata.title)
-        named = sum(1 for k in subject_keys if k and f" {k} " in f" {body} ") / len(subject_keys) if subject_keys else 0.0
-        titled = sum(1 for k in subject_keys if k and f" {k} " in f" {title} ") / len(subject_keys) if subject_keys else 0.0
+        named, titled = _share_named(subject_keys, body), _share_named(subject_keys, title)
         for start, end, kind, text in spans:
             features = _features(reading, doc, start, end, kind, text, hits, asked, sentence, named, titled, context)
             if scores is not None:
@@ -113,6 +113,11 @@ def _current(doc, spans: list[tuple[int, int, str, str]]) -> list[tuple[int, int
         return spans
     return [s for s in spans
             if not (any(ch.isdigit() for ch in s[3]) and all(i in retired for i in range(s[0], s[1])))]
+
+
+def _share_named(keys: Sequence[str], text: str) -> float:
+    """Share of the question's subjects (normalised) that normalised ``text`` names as whole words."""
+    return sum(1 for k in keys if k and f" {k} " in f" {text} ") / len(keys) if keys else 0.0
 
 
 _SPAN_READS = ForkSafePool(2, "span-reads")
