@@ -45,8 +45,9 @@ def retired_tokens(doc) -> frozenset[int]:
         verb, steps = root, 0
         while verb.dep_ in _CLIMB and verb.head.i != verb.i and steps < 4:
             verb, steps = verb.head, steps + 1
-        if any(child.dep_ == "neg" for child in (*verb.children, *root.children)) \
-                or any(t.dep_ == "neg" or t.lower_ == "not" for t in span):
+        own = range(span.start, span.end)  # the "no" of "no longer valid" is the status, not its negation
+        if any(child.dep_ == "neg" and child.i not in own for child in (*verb.children, *root.children)) \
+                or any(t.lower_ == "not" for t in span):
             continue  # "is not superseded"
         for child in verb.children:
             if child.dep_ in _SUBJECTS:

@@ -39,6 +39,13 @@ def test_a_retired_modifier_retires_its_noun_and_a_negation_retires_nothing():
     assert retired("The cold inflation pressure is 52 psi.") == []
 
 
+def test_no_longer_is_a_status_not_a_negation():
+    """"no longer valid" retires its subject: its "no" is part of the status words, not a negation of them."""
+    assert {"6,000", "cycles"} <= set(retired("The limit of 6,000 cycles is no longer valid."))
+    words = retired("The clamp preload of 18 kN (issue B) and 21 kN (issue C) must no longer be used.")
+    assert {"18", "21"} <= set(words)
+
+
 def test_a_question_for_the_earlier_value_is_told_apart():
     assert asks_former(read_question("What was the previous inflation pressure of the nose tyre?").lemmas)
     assert not asks_former(read_question("What is the current inflation pressure of the nose tyre?").lemmas)
