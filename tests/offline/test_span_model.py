@@ -169,3 +169,11 @@ def test_the_span_read_beside_the_parse_gives_what_a_read_after_it_gives(package
     monkeypatch.setattr(reader, "_SPAN_READS", Inline())
     after = [(c.text, dict(c.features)) for c in reader.candidates(reading, evidence, ranked)]
     assert beside == after and any("qa_span" in f for _, f in beside)
+
+
+def test_the_read_at_load_has_the_largest_shape_an_ask_gives():
+    """The span model's peak read at load is as many passages as the reader reads sentences (each may fill a
+    passage); the two constants live in two modules and must move together."""
+    from engine.offline.reader import SENTENCES
+
+    assert span_model.PEAK_PASSAGES == SENTENCES
