@@ -123,12 +123,15 @@ class OfflineGenerator:
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
         """Apply ``review``: corrections in place; a sentence cited to the wrong evidence re-cited to the one that
         supports it; sentences flagged as unsupported or off the question dropped. When nothing is left, or the
-        review says the answer misses what was asked, the reader's own answer is drafted afresh."""
+        review says the answer misses what was asked, or its first sentence (the one that states the asked value) is
+        dropped, the reader's own answer is drafted afresh: the same draft again ends the loop in a refusal that
+        gives the review's reason."""
         from engine.offline.support import EvidenceIndex
 
         index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
         out: list[str] = []
-        for sentence in split_sentences(answer):
+        dropped: list[int] = []
+        for n, sentence in enumerate(split_sentences(answer)):
             fixed = sentence
             for correction in review.corrections:
                 if correction.original and correction.original in fixed:
@@ -139,10 +142,14 @@ class OfflineGenerator:
                 if best.supported and best.chunk is not None:
                     fixed = with_citation(fixed, [best.chunk])
             if kinds & {"fact", "logic", "citation", "injection"} and fixed == sentence:
+                dropped.append(n)
                 continue  # unsupported and not corrected: drop it
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
-        if evidence and (not out or missed):
+        # the first sentence states the asked value; with it dropped, what is left (the evidence it stood in, say
+        # a row about another region) no longer answers the question, however well it is supported
+        lead_dropped = bool(dropped) and dropped[0] == 0
+        if evidence and (not out or missed or lead_dropped):
             # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
             fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
                                self._verdicts.get(question))

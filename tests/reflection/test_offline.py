@@ -150,6 +150,35 @@ def test_revise_recites_a_sentence_to_the_evidence_that_supports_it(generator):
     assert generator.revise(TORQUE, [AMM_REV12, BRAKE_PIN], answer, review).endswith("1.0 mm [2].")
 
 
+_CENSUS = "Regional fleet census, 2019."
+CENSUS = [evidence("census#1", f"{_CENSUS} Region: Northfield; Depots: 12; Trucks: 340.", "Fleet census"),
+          evidence("census#2", f"{_CENSUS} Region: Marsh Cove; Depots: 4; Trucks: 90.", "Fleet census"),
+          evidence("census#3", f"{_CENSUS} The regions counted are Northfield, Marsh Cove and Eastvale.",
+                   "Fleet census")]
+EASTVALE = "How many trucks were counted in Eastvale in the 2019 census?"
+WRONG_REGION = "The number of trucks counted in Eastvale in 2019 was 340 [1]. Region Northfield: Trucks is 340 [1]."
+
+
+class _WrongRegionDraft(OfflineGenerator):
+    """A best-guess draft that says another region's figure of the asked region, then quotes the row it came from."""
+
+    def draft(self, question, evidence, intent, answerability=None):
+        return WRONG_REGION
+
+
+def test_a_dropped_lead_is_not_replaced_by_the_evidence_it_stood_in(reviewer):
+    """The review finds the lead's figure is another region's and the revision drops the lead. The row left behind
+    is true and cited, and it names a region the question does not ask about; the document names the asked region
+    elsewhere. Shown alone it would pass review as an answer about the wrong region, so the loop refuses and says
+    why."""
+    review = reviewer.review(EASTVALE, CENSUS, WRONG_REGION)
+    assert [i.type for i in review.issues] == ["fact"] and "not for Eastvale" in review.issues[0].description
+    generator = _WrongRegionDraft(reader=ReaderAnswerability(accuracy=0))
+    assert generator.revise(EASTVALE, CENSUS, WRONG_REGION, review) == WRONG_REGION  # drafted afresh, not the row
+    result = ReflectionLoop(generator, reviewer, max_rounds=2).run(EASTVALE, CENSUS, intent(EASTVALE))
+    assert result.status == "refused" and "not for Eastvale" in result.final
+
+
 class _WrongDraft(OfflineGenerator):
     def draft(self, question, evidence, intent):
         return "Torque the axle nut to 130 lbf.ft and safety it with the lock bolt [1]."
