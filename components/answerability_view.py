@@ -24,6 +24,9 @@ SIGNAL_HELP = {
     "top3_similarity": "Mean similarity of the three best-fitting sentences.",
     "evidence": "Evidence chunks retrieved.",
 }
+RANK_SCORE_HELP = ("How the reader's ranker scores this candidate against the others in the evidence. The confidence "
+                   "above is a separate estimate, that the best candidate is the right answer, which also weighs how "
+                   "well the evidence covers the question; it decides whether to answer.")
 
 
 def signal_frame(result: Answerability) -> pd.DataFrame:
@@ -66,9 +69,10 @@ def render_answerability(result: Answerability | None, status: str | None = None
     if result.span is not None and result.span.value:
         st.caption(label(f"Best candidate: {result.span.value} [{result.span.evidence}]", limit=300))
     if result.candidates:
-        st.dataframe(pd.DataFrame([{"candidate": c.value, "P": c.probability, "evidence": f"[{c.evidence}]"}
+        st.dataframe(pd.DataFrame([{"candidate": c.value, "rank score": c.probability, "evidence": f"[{c.evidence}]"}
                                    for c in result.candidates]), hide_index=True, width="stretch",
-                     column_config={"P": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f")})
+                     column_config={"rank score": st.column_config.ProgressColumn(
+                         min_value=0.0, max_value=1.0, format="%.2f", help=RANK_SCORE_HELP)})
     for other in result.conflicts:
         why = f"superseded ({other.note} source chosen)" if other.note else "sources disagree"
         st.caption(label(f"Other value: {other.value} [{other.evidence}] — {why}", limit=300))

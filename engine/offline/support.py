@@ -12,7 +12,7 @@ judgement: the reviewer's judge can use another model (``OfflineJudge(model_name
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np

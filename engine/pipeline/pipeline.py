@@ -35,7 +35,6 @@ from engine.tracing import RecordingTracer, TraceStore
 Progress = Callable[[str, dict[str, Any]], None]
 DISAGREE = "The sources disagree"
 """How an offline answer over disagreeing sources of equal standing begins (it needs no caveat after it)."""
-STAGES = ("perception", "orchestration", "retrieval", "answerability", "reflection", "validation")
 
 
 class Pipeline:

@@ -11,7 +11,8 @@ import numpy as np
 
 from engine.tracing.store import TraceSummary
 
-STAGES = ("perception", "orchestration", "retrieval", "reflection", "validation")
+STAGES = ("perception", "orchestration", "retrieval", "answerability", "reflection", "validation")
+"""The pipeline's stages in order (engine.pipeline re-exports them)."""
 
 
 @dataclass(frozen=True)

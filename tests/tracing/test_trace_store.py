@@ -15,7 +15,7 @@ def payload(trace_id: str, status: str = "success", iterations: int = 1, total: 
     return {
         "trace_id": trace_id, "created_at": created_at, "question": f"q {trace_id}", "status": status,
         "provider": "offline", "strategy_version": "v1", "iterations": iterations,
-        "timings": {"perception": 5.0, "retrieval": total / 2, "total": total},
+        "timings": {"perception": 5.0, "retrieval": total / 2, "answerability": total / 4, "total": total},
         "reviews": [{"issues": [{"type": t} for t in issues]}], "validation": {"issues": []},
         "extra": {"reflection": True, "mode": "dual"},
     }
@@ -46,6 +46,7 @@ def test_stats_over_runs(tmp_path):
     assert stats.status_counts == {"success": 3, "refused": 1}
     assert stats.issue_counts == {"fact": 3} and stats.iterations == {0: 2, 1: 2}
     assert stats.stage_latency["total"] == {"p50": 250.0, "p95": 385.0, "n": 4}
+    assert list(stats.stage_latency) == ["perception", "retrieval", "answerability", "total"]  # every stage an ask has
     assert trace_stats([], []).refusal_rate == 0.0
 
 
