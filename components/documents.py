@@ -187,6 +187,8 @@ def render_outcome(report: IngestReport) -> None:
                "Rejected: nothing written; see the reason.")
     summary = outcome_summary(report)
     for result in report.files:
+        if result.status == "rejected":  # the reason in full: the table's column cuts long ones
+            st.error(label(f"{result.name} was not indexed: {result.reason}", limit=600), icon=":material/block:")
         for warning in result.warnings:
             st.warning(label(f"{result.name}: {warning}", limit=600), icon=":material/warning:")
     if report.count("rejected"):

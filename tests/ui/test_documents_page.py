@@ -69,6 +69,8 @@ def test_upload_shows_each_outcome_and_the_new_document(app):
     assert by_file["tyres.md"].endswith("added") and by_file["brake-wear.md"].endswith("added")
     assert by_file["fake.pdf"].endswith("rejected")
     assert "real PDF" in outcome.loc[outcome["file"] == "fake.pdf", "reason"].item()
+    said = [e.value.replace("\\", "") for e in at.error]  # a rejection's reason is also said in full above the table
+    assert len(said) == 1 and said[0].startswith("fake.pdf was not indexed:") and "real PDF" in said[0]
     assert [p.value for p in at.progress] == [100, 100, 100, 100]  # overall, then one bar per file, all finished
     assert at.progress[0].proto.text.startswith("Overall: 3 of 3 files done")
     frame = _table(at)
