@@ -95,6 +95,17 @@ class OfflineGenerator:
             return NO_ANSWER
         return " ".join(dict.fromkeys(out))
 
+    def _disputed(self, question: str, answer: str, review: Review) -> bool:
+        """Whether the review disputes the asked value itself in the answer's first sentence, the one that states it
+        ("the evidence gives 340 for Northfield, not for Eastvale"), rather than other words of that sentence. What
+        is left without it, the evidence it stood in, may be true of something else (another region's row), so it
+        no longer answers the question however well it is supported."""
+        verdict = self._verdicts.get(question)
+        value = verdict.span.value.strip() if verdict is not None and verdict.span is not None else ""
+        lead = split_sentences(answer)[0]
+        return bool(value) and any(i.type == "fact" and _about(i.location, lead) and value in i.description
+                                   for i in review.issues)
+
     def _compared(self, question: str, evidence: Sequence[Evidence], intent: Intent, chosen: list[str]) -> list[str]:
         """For "compare A and B": the best sentence naming each of them, in the question's period when it has one."""
         from engine.validation.comparison import compared_entities
@@ -123,9 +134,9 @@ class OfflineGenerator:
     def revise(self, question: str, evidence: Sequence[Evidence], answer: str, review: Review) -> str:
         """Apply ``review``: corrections in place; a sentence cited to the wrong evidence re-cited to the one that
         supports it; sentences flagged as unsupported or off the question dropped. When nothing is left, or the
-        review says the answer misses what was asked, or its first sentence (the one that states the asked value) is
-        dropped, the reader's own answer is drafted afresh: the same draft again ends the loop in a refusal that
-        gives the review's reason."""
+        review says the answer misses what was asked, or disputes the asked value in the first sentence that states
+        it, the reader's own answer is drafted afresh: the same draft again ends the loop in a refusal that gives the
+        review's reason."""
         from engine.offline.support import EvidenceIndex
 
         index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
@@ -146,10 +157,7 @@ class OfflineGenerator:
                 continue  # unsupported and not corrected: drop it
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
-        # the first sentence states the asked value; with it dropped, what is left (the evidence it stood in, say
-        # a row about another region) no longer answers the question, however well it is supported
-        lead_dropped = bool(dropped) and dropped[0] == 0
-        if evidence and (not out or missed or lead_dropped):
+        if evidence and (not out or missed or (dropped[:1] == [0] and self._disputed(question, answer, review))):
             # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
             fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
                                self._verdicts.get(question))

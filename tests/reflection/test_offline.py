@@ -12,7 +12,7 @@ from engine.offline.generator import OfflineGenerator
 from engine.offline.reviewer import OfflineReviewer
 from engine.reflection import ReflectionLoop, schema_errors
 from engine.offline.generator import NO_ANSWER
-from engine.results import Review, ReviewIssue
+from engine.results import AnswerFocus, Answerability, AnswerSpan, Review, ReviewIssue
 from tests.reflection.builders import AMM_REV11, AMM_REV12, BRAKE_PIN, FAULT_CODES, SHOP_NOTE, evidence, intent
 
 pytestmark = pytest.mark.integration
@@ -159,11 +159,30 @@ EASTVALE = "How many trucks were counted in Eastvale in the 2019 census?"
 WRONG_REGION = "The number of trucks counted in Eastvale in 2019 was 340 [1]. Region Northfield: Trucks is 340 [1]."
 
 
+GUESS = Answerability(verdict="answerable", focus=AnswerFocus(answer_type="quantity", subjects=("Eastvale",)),
+                      reason="best guess", span=AnswerSpan(value="340", sentence="Region: Northfield; Trucks: 340.",
+                                                           evidence=1))
+
+
 class _WrongRegionDraft(OfflineGenerator):
     """A best-guess draft that says another region's figure of the asked region, then quotes the row it came from."""
 
     def draft(self, question, evidence, intent, answerability=None):
+        super().draft(question, evidence, intent, answerability)  # keeps the verdict, as for any draft
         return WRONG_REGION
+
+
+def test_a_lead_dropped_for_its_other_words_leaves_the_evidence_that_states_the_value(generator):
+    """A lead whose wording beyond the value is unsupported (say, a detail of the question restated) is dropped, and
+    the sentence it stood in, which states the value, is the answer."""
+    question = "How many trucks were counted in Northfield in the 2019 census?"
+    lead = "The count for Northfield in the 2019 census was 340, the largest fleet [1]."
+    review = Review(valid=False, confidence=0.3, issues=(
+        ReviewIssue(type="fact", description="Not supported by [1] (support 0.40).", location=lead),))
+    generator.draft(question, CENSUS, intent(question), GUESS.model_copy(
+        update={"focus": AnswerFocus(answer_type="quantity", subjects=("Northfield",))}))
+    row = "Region Northfield: Trucks is 340 [1]."
+    assert generator.revise(question, CENSUS, f"{lead} {row}", review) == row
 
 
 def test_a_dropped_lead_is_not_replaced_by_the_evidence_it_stood_in(reviewer):
@@ -174,8 +193,9 @@ def test_a_dropped_lead_is_not_replaced_by_the_evidence_it_stood_in(reviewer):
     review = reviewer.review(EASTVALE, CENSUS, WRONG_REGION)
     assert [i.type for i in review.issues] == ["fact"] and "not for Eastvale" in review.issues[0].description
     generator = _WrongRegionDraft(reader=ReaderAnswerability(accuracy=0))
+    generator.draft(EASTVALE, CENSUS, intent(EASTVALE), GUESS)
     assert generator.revise(EASTVALE, CENSUS, WRONG_REGION, review) == WRONG_REGION  # drafted afresh, not the row
-    result = ReflectionLoop(generator, reviewer, max_rounds=2).run(EASTVALE, CENSUS, intent(EASTVALE))
+    result = ReflectionLoop(generator, reviewer, max_rounds=2).run(EASTVALE, CENSUS, intent(EASTVALE), GUESS)
     assert result.status == "refused" and "not for Eastvale" in result.final
 
 
