@@ -135,8 +135,8 @@ class OfflineGenerator:
         """Apply ``review``: corrections in place; a sentence cited to the wrong evidence re-cited to the one that
         supports it; sentences flagged as unsupported or off the question dropped. When nothing is left, or the
         review says the answer misses what was asked, or disputes the asked value in the first sentence that states
-        it, the reader's own answer is drafted afresh: the same draft again ends the loop in a refusal that gives the
-        review's reason."""
+        it while what is left names nothing the question asks about, the reader's own answer is drafted afresh: the
+        same draft again ends the loop in a refusal that gives the review's reason."""
         from engine.offline.support import EvidenceIndex
 
         index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
@@ -157,7 +157,8 @@ class OfflineGenerator:
                 continue  # unsupported and not corrected: drop it
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
-        if evidence and (not out or missed or (dropped[:1] == [0] and self._disputed(question, answer, review))):
+        if evidence and (not out or missed or (dropped[:1] == [0] and self._disputed(question, answer, review)
+                                               and not _names_asked(question, " ".join(out)))):
             # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
             fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
                                self._verdicts.get(question))
@@ -206,6 +207,15 @@ def _conflict_sentence(other) -> str:
     if other.note:
         return f"The value {other.value} in [{other.evidence}] is superseded: the answer's source is {other.note}."
     return f"[{other.evidence}] gives a different value: {other.value} [{other.evidence}]."
+
+
+def _names_asked(question: str, text: str) -> bool:
+    """Whether ``text`` names any subject the question asks about (or the question names none)."""
+    from engine.offline.signals import names_subject
+
+    subjects = read_question(" ".join(question.split())).subjects
+    body = strip_citations(text)
+    return not subjects or any(names_subject(body, subject) for subject in subjects)
 
 
 def _about(location: str, sentence: str) -> bool:
