@@ -89,8 +89,7 @@ def upload_form(kb_names: Sequence[str]) -> UploadRequest | None:
         )
         st.caption("Metadata below applies to every file in this upload, unless a sidecar uploaded with a file "
                    "(NAME.meta.yaml) sets that field. Leave a field blank to take it from each file (sidecar, "
-                   "front matter, title, or a PDF's own modified or created date); a file with no date is shown as "
-                   "“date unknown” and ranked as neither "
+                   "front matter or title); a file with no date is shown as “date unknown” and ranked as neither "
                    "new nor old, and one with no authority gets the default (3), ranked as neutral.")
         c1, c2, c3 = st.columns(3)
         update_date = c1.date_input("Update date", value=None, key="documents.update_date", format="YYYY-MM-DD",

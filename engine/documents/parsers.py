@@ -115,34 +115,7 @@ def parse_pdf(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_L
         title = None
     warning = low_text_warning(texts)
     return ParsedFile("pdf", tuple(sections), title_hint=pdf_title(title, texts, first_page),
-                      embedded_meta=_own_date(lambda: reader.metadata["/ModDate"],
-                                              lambda: reader.metadata["/CreationDate"]),
                       warnings=(warning,) if warning else ())
-
-
-def _own_date(*readers: Callable[[], object]) -> dict[str, str]:
-    """The date a PDF gives itself (its last modification, else its creation), as the document's update date when
-    neither a sidecar nor the caller gives one; none when the info is missing, broken or implausible. (A DOCX's core
-    dates are not read: a file made from a template keeps the template's.)"""
-    from datetime import date, datetime
-
-    for read in readers:
-        try:
-            value = read()
-        except Exception:  # noqa: BLE001 - broken info dictionaries and core properties are common and harmless
-            continue
-        if isinstance(value, str):  # a PDF date, "D:20200806095125Z" (time zone forms vary; the day is enough)
-            found = _PDF_DATE.match(value.strip())
-            try:
-                value = datetime(*map(int, found.groups())) if found else None
-            except ValueError:
-                value = None
-        if isinstance(value, datetime) and 1980 <= value.year <= date.today().year + 1:
-            return {"update_date": value.date().isoformat()}
-    return {}
-
-
-_PDF_DATE = re.compile(r"(?:D:)?(\d{4})(\d{2})(\d{2})")
 
 
 def _with_tables(data: bytes, texts: list[str]) -> list[str]:
@@ -230,7 +203,7 @@ def parse_docx(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_
     text = _clean("\n\n".join(blocks))
     if not text:
         raise DocumentError("The DOCX file has no text; upload a document with content.")
-    return ParsedFile("docx", (Section(text),), title_hint=title)  # its core dates are often its template's
+    return ParsedFile("docx", (Section(text),), title_hint=title)
 
 
 def parse_markdown(data: bytes, fallback: str | None, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedFile:

@@ -73,33 +73,6 @@ def test_sidecar_and_caller_priority(tmp_path):
     assert read_sidecar(paths["apu-oil.docx"])["update_date"] == "2023-06-30"
 
 
-def _dated_pdf(**info: str) -> bytes:
-    import io
-
-    from pypdf import PdfReader, PdfWriter
-
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(helpers.make_pdf(["Wheel torque 150 lbf.ft."]))))
-    writer.metadata = None
-    writer.add_metadata({f"/{key}": value for key, value in info.items()})
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-@pytest.mark.parametrize(("info", "expected"), [
-    ({"ModDate": "D:20200806055139-04'00'", "CreationDate": "D:20200801000000Z"}, date(2020, 8, 6)),
-    ({"CreationDate": "D:20151212184957Z00'00'"}, date(2015, 12, 12)),  # a time zone form pypdf does not parse
-    ({"ModDate": "last Tuesday", "CreationDate": "D:20090113152305-05'00'"}, date(2009, 1, 13)),
-    ({"ModDate": "D:19000101000000Z"}, None),  # implausible
-    ({}, None),
-])
-def test_a_pdf_without_a_given_date_is_dated_by_its_own_info(info, expected, tmp_path):
-    parsed = parse_bytes("notice.pdf", _dated_pdf(**info))
-    assert resolve_metadata("notice.pdf", parsed, "regulations").update_date == expected
-    given = resolve_metadata("notice.pdf", parsed, "regulations", sidecar={"update_date": "2021-05-04"})
-    assert given.update_date == date(2021, 5, 4)  # a sidecar's (or the caller's) date comes first
-
-
 @pytest.mark.parametrize("value", ["2024-13-01", "yesterday"])
 def test_bad_dates_are_refused(value):
     parsed = parse_bytes("n.txt", b"text")
