@@ -141,7 +141,7 @@ class OfflineGenerator:
 
         index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
         out: list[str] = []
-        dropped: list[int] = []
+        lead_dropped = False  # the first sentence, which states the asked value
         for n, sentence in enumerate(split_sentences(answer)):
             fixed = sentence
             for correction in review.corrections:
@@ -153,11 +153,11 @@ class OfflineGenerator:
                 if best.supported and best.chunk is not None:
                     fixed = with_citation(fixed, [best.chunk])
             if kinds & {"fact", "logic", "citation", "injection"} and fixed == sentence:
-                dropped.append(n)
+                lead_dropped = lead_dropped or n == 0
                 continue  # unsupported and not corrected: drop it
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
-        if evidence and (not out or missed or (dropped[:1] == [0] and self._disputed(question, answer, review)
+        if evidence and (not out or missed or (lead_dropped and self._disputed(question, answer, review)
                                                and not _names_asked(question, " ".join(out)))):
             # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
             fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
