@@ -95,14 +95,13 @@ class OfflineGenerator:
             return NO_ANSWER
         return " ".join(dict.fromkeys(out))
 
-    def _disputed(self, question: str, answer: str, review: Review) -> bool:
-        """Whether the review disputes the asked value itself in the answer's first sentence, the one that states it
+    def _disputed(self, question: str, lead: str, review: Review) -> bool:
+        """Whether the review disputes the asked value itself in ``lead``, the answer's first sentence, which states it
         ("the evidence gives 340 for Northfield, not for Eastvale"), rather than other words of that sentence. What
         is left without it, the evidence it stood in, may be true of something else (another region's row), so it
         no longer answers the question however well it is supported."""
         verdict = self._verdicts.get(question)
         value = verdict.span.value.strip() if verdict is not None and verdict.span is not None else ""
-        lead = split_sentences(answer)[0]
         return bool(value) and any(i.type == "fact" and _about(i.location, lead) and value in i.description
                                    for i in review.issues)
 
@@ -141,8 +140,9 @@ class OfflineGenerator:
 
         index = EvidenceIndex(evidence, self.cache, extra=[question]) if evidence else None
         out: list[str] = []
+        sentences = split_sentences(answer)
         lead_dropped = False  # the first sentence, which states the asked value
-        for n, sentence in enumerate(split_sentences(answer)):
+        for n, sentence in enumerate(sentences):
             fixed = sentence
             for correction in review.corrections:
                 if correction.original and correction.original in fixed:
@@ -157,7 +157,7 @@ class OfflineGenerator:
                 continue  # unsupported and not corrected: drop it
             out.append(fixed)
         missed = any(i.type == "logic" and not i.location for i in review.issues)
-        if evidence and (not out or missed or (lead_dropped and self._disputed(question, answer, review)
+        if evidence and (not out or missed or (lead_dropped and self._disputed(question, sentences[0], review)
                                                and not _names_asked(question, " ".join(out)))):
             # drafted afresh as the pipeline judged this question (its target accuracy), else by the own reader
             fresh = self.draft(question, evidence, Intent(action="unknown", raw_query=question),
